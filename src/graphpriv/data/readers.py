@@ -1,0 +1,150 @@
+"""Readers for the raw file formats of the registry datasets and of user graph files.
+
+Each reader returns a :class:`~graphpriv.data.graph.RawGraph`; cleaning happens in
+:func:`~graphpriv.data.graph.clean_graph`. Malformed input raises
+:class:`~graphpriv.errors.GraphFormatError` naming the file, the line and the fix.
+"""
+
+from __future__ import annotations
+
+import pickle
+import re
+from pathlib import Path
+
+import numpy as np
+import scipy.io as sio
+import scipy.sparse as sp
+
+from graphpriv.data.graph import RawGraph
+from graphpriv.errors import GraphFormatError
+
+_COMMENT = re.compile(r"^\s*(#|%|//)")
+_SPLIT = re.compile(r"[,\t ;]+")
+
+
+def read_edge_list(path: Path) -> RawGraph:
+    """Edge list: one ``src dst [weight]`` per line; comma, tab, space or semicolon separated.
+
+    Lines starting with ``#``, ``%`` or ``//`` are comments; one non-numeric header line is
+    allowed. Ids may be any non-negative integers; they are relabelled to ``0..N-1`` in sorted
+    order with the originals kept in ``node_names``. Weights are ignored (graphs are binary).
+
+    Raises:
+        GraphFormatError: a line without two ids, a non-integer or negative id, or no edges.
+    """
+    src, dst = [], []
+    header_seen = False
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip() or _COMMENT.match(line):
+                continue
+            fields = [f for f in _SPLIT.split(line.strip()) if f]
+            if len(fields) not in (2, 3):
+                raise GraphFormatError(
+                    f"{path}:{lineno}: expected 'src dst' or 'src dst weight', got {line.strip()!r}"
+                )
+            try:
+                a, b = int(fields[0]), int(fields[1])
+                if len(fields) == 3:
+                    float(fields[2])
+            except ValueError:
+                if not header_seen and not src:
+                    header_seen = True
+                    continue
+                raise GraphFormatError(
+                    f"{path}:{lineno}: node ids must be integers (and the weight a number), got "
+                    f"{line.strip()!r}"
+                ) from None
+            if a < 0 or b < 0:
+                raise GraphFormatError(f"{path}:{lineno}: node id out of range (negative): {line.strip()!r}")
+            src.append(a)
+            dst.append(b)
+    if not src:
+        raise GraphFormatError(f"{path}: no edges found; the graph has no edges")
+    ids = np.asarray([src, dst], dtype=np.int64)
+    names, relabelled = np.unique(ids, return_inverse=True)
+    return RawGraph(relabelled.reshape(2, -1), num_nodes=len(names), node_names=names)
+
+
+def read_dense_index_edges(path: Path) -> RawGraph:
+    """Edge list whose ids are already ``0..N-1`` (feather / PrivDPR files); N = max id + 1."""
+    raw = read_edge_list(path)
+    return RawGraph(raw.node_names[raw.edge_index], num_nodes=int(raw.node_names.max()) + 1)
+
+
+def adjacency_to_raw(adj: sp.spmatrix | np.ndarray, *, source: str) -> RawGraph:
+    """Square adjacency matrix (sparse or dense) -> RawGraph (nonzeros are edges)."""
+    if adj.ndim != 2 or adj.shape[0] != adj.shape[1]:
+        raise GraphFormatError(f"{source}: adjacency must be square, got shape {adj.shape}")
+    coo = sp.coo_matrix(adj)
+    keep = coo.data != 0
+    return RawGraph(np.stack([coo.row[keep], coo.col[keep]]).astype(np.int64), num_nodes=adj.shape[0])
+
+
+def read_mat(path: Path, key: str | None = None) -> RawGraph:
+    """MATLAB .mat with an adjacency matrix (``net`` in SEAL's files, else the only square matrix).
+
+    Raises:
+        GraphFormatError: unreadable file, or no unique square matrix when ``key`` is not given.
+    """
+    try:
+        mat = sio.loadmat(path)
+    except Exception as exc:  # scipy raises several types for corrupt files
+        raise GraphFormatError(f"{path}: not a readable MATLAB .mat file ({exc})") from None
+    if key is None:
+        square = [k for k, v in mat.items() if not k.startswith("__") and getattr(v, "ndim", 0) == 2
+                  and v.shape[0] == v.shape[1] and v.shape[0] > 1]
+        if "net" in square:
+            square = ["net"]
+        if len(square) != 1:
+            raise GraphFormatError(
+                f"{path}: expected one square adjacency matrix (or a variable named 'net'), found "
+                f"{square or 'none'}"
+            )
+        key = square[0]
+    return adjacency_to_raw(mat[key], source=str(path))
+
+
+def read_scipy_npz(path: Path) -> RawGraph:
+    """``scipy.sparse.save_npz`` file holding the adjacency matrix."""
+    try:
+        adj = sp.load_npz(path)
+    except Exception as exc:
+        raise GraphFormatError(
+            f"{path}: not a scipy sparse .npz (save it with scipy.sparse.save_npz) ({exc})"
+        ) from None
+    return adjacency_to_raw(adj, source=str(path))
+
+
+def read_prefixed_csr(path: Path, prefix: str) -> sp.csr_matrix:
+    """CSR matrix stored as ``{prefix}data``, ``indices``, ``indptr``, ``shape`` arrays in an npz."""
+    with np.load(path, allow_pickle=False) as z:
+        return sp.csr_matrix(
+            (z[f"{prefix}data"], z[f"{prefix}indices"], z[f"{prefix}indptr"]),
+            shape=tuple(z[f"{prefix}shape"]),
+        )
+
+
+def read_npz_labels(path: Path, key: str = "labels") -> np.ndarray:
+    """One array from an npz file."""
+    with np.load(path, allow_pickle=False) as z:
+        return np.asarray(z[key])
+
+
+def read_pickle_latin1(path: Path) -> object:
+    """Planetoid's pickled objects (Python 2 pickles: latin1)."""
+    with open(path, "rb") as handle:
+        return pickle.load(handle, encoding="latin1")
+
+
+def read_index_file(path: Path) -> np.ndarray:
+    """One integer per line."""
+    return np.loadtxt(path, dtype=np.int64).reshape(-1)
+
+
+def read_target_csv(path: Path) -> np.ndarray:
+    """feather ``id,target`` file -> labels ordered by id."""
+    table = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.int64).reshape(-1, 2)
+    labels = np.full(table[:, 0].max() + 1, -1, dtype=np.int64)
+    labels[table[:, 0]] = table[:, 1]
+    return labels

@@ -1,0 +1,193 @@
+"""graphpriv's one accountant: dp-accounting's RDP accountant taught the graph events.
+
+Every noisy step is described as a ``DpEvent`` and handed to :class:`Ledger`, which composes it in
+:class:`GraphRdpAccountant` and reports per-phase and total epsilon.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Iterable
+
+import numpy as np
+from dp_accounting import dp_event
+from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
+from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+from graphpriv.errors import PrivacyError, UnsupportedMechanismError
+from graphpriv.privacy.analysis.hypergeometric import hypergeometric_group_gaussian_rdp
+from graphpriv.privacy.events import (
+    EffectiveRateWorGaussianDpEvent,
+    HypergeometricGroupGaussianDpEvent,
+    PureDpEvent,
+)
+from graphpriv.privacy.report import PhaseReport, PrivacyReport
+from graphpriv.privacy.units import Accounting, PrivacyUnit
+
+
+class GraphRdpAccountant(rdp.RdpAccountant):
+    """``dp_accounting`` RDP accountant that also composes graphpriv's graph events.
+
+    Standard events go to the parent class unchanged (its neighbouring-relation checks included).
+    :class:`HypergeometricGroupGaussianDpEvent` uses the multi-term bound;
+    :class:`EffectiveRateWorGaussianDpEvent` uses the WBK bound at rate rho (paper mode).
+
+    Args:
+        orders: RDP orders (default: dp-accounting's defaults).
+        neighboring_relation: Relation for the standard events.
+    """
+
+    def __init__(
+        self,
+        orders: Iterable[float] | None = None,
+        neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
+    ) -> None:
+        super().__init__(None if orders is None else list(orders), neighboring_relation)
+
+    def _maybe_compose(
+        self, event: dp_event.DpEvent, count: int, do_compose: bool
+    ) -> PrivacyAccountant.CompositionErrorDetails | None:
+        if isinstance(event, HypergeometricGroupGaussianDpEvent):
+            if do_compose:
+                self._rdp += count * hypergeometric_group_gaussian_rdp(
+                    self._orders,
+                    noise_multiplier=event.noise_multiplier,
+                    dataset_size=event.dataset_size,
+                    batch_size=event.batch_size,
+                    group_size=event.group_size,
+                )
+            return None
+        if isinstance(event, EffectiveRateWorGaussianDpEvent):
+            if do_compose:
+                self._rdp += count * rdp._compute_rdp_sample_wor_gaussian(
+                    q=event.sampling_rate,
+                    noise_multiplier=event.noise_multiplier,
+                    orders=self._orders,
+                )
+            return None
+        if isinstance(event, PureDpEvent):
+            if not event.epsilon > 0:
+                return PrivacyAccountant.CompositionErrorDetails(
+                    invalid_event=event, error_message=f"epsilon must be > 0, got {event.epsilon}"
+                )
+            if do_compose:
+                self._rdp += count * np.minimum(event.epsilon, self._orders * event.epsilon**2 / 2)
+            return None
+        if isinstance(event, dp_event.SelfComposedDpEvent):
+            return self._maybe_compose(event.event, event.count * count, do_compose)
+        if isinstance(event, dp_event.ComposedDpEvent):
+            for sub in event.events:
+                error = self._maybe_compose(sub, count, do_compose)
+                if error is not None:
+                    return error
+            return None
+        return super()._maybe_compose(event, count, do_compose)
+
+
+def describe_event(event: dp_event.DpEvent) -> str:
+    """A short, human-readable description of an event for reports."""
+    return repr(event).replace("DpEvent", "")
+
+
+class Ledger:
+    """Budget ledger of one run: records every event by phase and answers epsilon questions.
+
+    Args:
+        unit: The privacy unit (decides the neighbouring relation reported).
+        delta: The run's delta, in (0, 1).
+        accounting: Which analysis the run's events follow (``rigorous`` or ``paper``).
+        neighboring_relation: Relation for standard dp-accounting events (default: add/remove).
+
+    Raises:
+        PrivacyError: delta outside (0, 1).
+    """
+
+    def __init__(
+        self,
+        unit: PrivacyUnit,
+        *,
+        delta: float,
+        accounting: Accounting = Accounting.RIGOROUS,
+        neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
+    ) -> None:
+        check_delta(delta)
+        self.unit = PrivacyUnit(unit)
+        self.delta = delta
+        self.accounting = Accounting(accounting)
+        self.neighboring_relation = neighboring_relation
+        self._phases: OrderedDict[str, list[list]] = OrderedDict()
+        self._noise: dict[str, float] = {}
+
+    def spend(self, event: dp_event.DpEvent, *, phase: str, count: int = 1,
+              noise_multiplier: float | None = None) -> None:
+        """Record ``count`` compositions of ``event`` under ``phase``.
+
+        Raises:
+            UnsupportedMechanismError: the accountant cannot analyse the event (fails closed).
+        """
+        error = self._fresh()._maybe_compose(event, count, False)
+        if error is not None:
+            raise UnsupportedMechanismError(
+                f"the accountant cannot compose {describe_event(error.invalid_event)}: "
+                f"{error.error_message}"
+            )
+        entries = self._phases.setdefault(phase, [])
+        if entries and entries[-1][0] == event:
+            entries[-1][1] += count
+        else:
+            entries.append([event, count])
+        if noise_multiplier is not None:
+            self._noise[phase] = noise_multiplier
+
+    def _fresh(self) -> GraphRdpAccountant:
+        return GraphRdpAccountant(neighboring_relation=self.neighboring_relation)
+
+    def _epsilon_of(self, entries: Iterable[list], delta: float) -> float:
+        accountant = self._fresh()
+        for event, count in entries:
+            accountant.compose(event, count)
+        return float(accountant.get_epsilon(delta))
+
+    def epsilon(self, delta: float | None = None, *, phase: str | None = None) -> float:
+        """Epsilon spent so far (total, or one phase's), at ``delta`` (default: the run's)."""
+        delta = self.delta if delta is None else check_delta(delta)
+        if phase is not None:
+            return self._epsilon_of(self._phases.get(phase, []), delta)
+        return self._epsilon_of([e for es in self._phases.values() for e in es], delta)
+
+    def report(self, *, target_epsilon: float | None = None, notes: list[str] | None = None) -> PrivacyReport:
+        """The run's :class:`PrivacyReport` (accountant's epsilon, per phase and total)."""
+        phases = [
+            PhaseReport(
+                name=name,
+                epsilon=self._epsilon_of(entries, self.delta),
+                events=[f"{describe_event(e)} x {c}" for e, c in entries],
+                noise_multiplier=self._noise.get(name),
+                steps=int(sum(c for _, c in entries)),
+            )
+            for name, entries in self._phases.items()
+        ]
+        return PrivacyReport(
+            unit=self.unit.value,
+            relation=self.unit.description,
+            accounting=self.accounting.value,
+            epsilon=self.epsilon(),
+            delta=self.delta,
+            target_epsilon=target_epsilon,
+            phases=phases,
+            notes=list(notes or []),
+        )
+
+
+def check_epsilon(epsilon: float) -> float:
+    """Return ``epsilon`` if it is a finite number > 0, else raise :class:`PrivacyError`."""
+    if not (isinstance(epsilon, (int, float)) and np.isfinite(epsilon) and epsilon > 0):
+        raise PrivacyError(f"'epsilon' must be a finite number > 0 (got {epsilon!r})")
+    return float(epsilon)
+
+
+def check_delta(delta: float) -> float:
+    """Return ``delta`` if it lies in (0, 1), else raise :class:`PrivacyError`."""
+    if not (isinstance(delta, (int, float)) and 0 < delta < 1):
+        raise PrivacyError(f"'delta' must be in the open interval (0, 1) (got {delta!r})")
+    return float(delta)
