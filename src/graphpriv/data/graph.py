@@ -94,3 +94,25 @@ def to_csr(edge_index: torch.Tensor | np.ndarray, num_nodes: int) -> sp.csr_matr
 def num_undirected_edges(data: Data) -> int:
     """|E| counting each undirected edge once."""
     return int(data.edge_index.size(1) // 2)
+
+
+def pair_codes(edge_index: np.ndarray, num_nodes: int) -> np.ndarray:
+    """Index of each pair {u, v} (u != v) in the row-major strict upper triangle, ``[E]`` int64."""
+    u, v = np.minimum(edge_index[0], edge_index[1]), np.maximum(edge_index[0], edge_index[1])
+    return u * (2 * num_nodes - u - 1) // 2 + (v - u - 1)
+
+
+def decode_pairs(codes: np.ndarray, num_nodes: int) -> np.ndarray:
+    """Inverse of :func:`pair_codes`: ``[E]`` codes -> ``[2, E]`` pairs with u < v."""
+    n = num_nodes
+    codes = np.asarray(codes, dtype=np.int64)
+    u = (n - 2 - np.floor(np.sqrt(-8.0 * codes + 4 * n * (n - 1) - 7) / 2.0 - 0.5)).astype(np.int64)
+    u = np.clip(u, 0, max(n - 2, 0))
+
+    def start(r: np.ndarray) -> np.ndarray:
+        return r * (2 * n - r - 1) // 2
+
+    for _ in range(2):  # repair floating-point rounding at row boundaries
+        u = np.where(start(u) > codes, u - 1, u)
+        u = np.where(start(u + 1) <= codes, u + 1, u)
+    return np.stack([u, codes - start(u) + u + 1])

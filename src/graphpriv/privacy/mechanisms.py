@@ -13,6 +13,7 @@ import torch
 from dp_accounting import dp_event, get_sigma_gaussian
 from torch import Tensor
 
+from graphpriv.data.graph import decode_pairs, pair_codes
 from graphpriv.privacy.accountant import check_delta, check_epsilon
 from graphpriv.privacy.events import PureDpEvent
 
@@ -158,26 +159,12 @@ def randomized_response_edges(
     flip = 1.0 / (1.0 + math.exp(epsilon))
     keep = edge_index[:, rng.random(edge_index.shape[1]) >= flip]
     num_pairs = num_nodes * (num_nodes - 1) // 2
-    existing = set(_pair_codes(edge_index, num_nodes).tolist())
+    existing = set(pair_codes(edge_index, num_nodes).tolist())
     num_new = rng.binomial(num_pairs - len(existing), flip)
     codes: set[int] = set()
     while len(codes) < num_new:
         draw = rng.integers(0, num_pairs, size=2 * (num_new - len(codes)) + 16)
         codes.update(c for c in draw.tolist() if c not in existing)
-    new = _decode_pairs(np.fromiter(codes, np.int64, len(codes))[:num_new], num_nodes)
+    new = decode_pairs(np.fromiter(codes, np.int64, len(codes))[:num_new], num_nodes)
     event = dp_event.RandomizedResponseDpEvent(noise_parameter=2 * flip, num_buckets=2)
     return np.concatenate([keep, new], axis=1), event
-
-
-def _pair_codes(edge_index: np.ndarray, num_nodes: int) -> np.ndarray:
-    """Index of pair (u < v) in the row-major upper triangle without diagonal."""
-    u, v = np.minimum(edge_index[0], edge_index[1]), np.maximum(edge_index[0], edge_index[1])
-    return u * (2 * num_nodes - u - 1) // 2 + (v - u - 1)
-
-
-def _decode_pairs(codes: np.ndarray, num_nodes: int) -> np.ndarray:
-    n = num_nodes
-    u = (n - 2 - np.floor(np.sqrt(-8.0 * codes + 4 * n * (n - 1) - 7) / 2.0 - 0.5)).astype(np.int64)
-    start = u * (2 * n - u - 1) // 2
-    v = codes - start + u + 1
-    return np.stack([u, v])

@@ -1,0 +1,1 @@
+"""Link-prediction building blocks: degree projection, subgraph extraction, DRNL labels."""

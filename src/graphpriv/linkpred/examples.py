@@ -1,0 +1,66 @@
+"""Training links for DPLP: the projected edges and degree-capped negatives (specs/dplp-subgraph.md, step 2)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from graphpriv.data.graph import decode_pairs, pair_codes
+
+
+def sample_capped_negatives(pairs: np.ndarray, num_nodes: int, *, lam: float, theta: int,
+                            rng: np.random.Generator, max_rounds: int = 8) -> np.ndarray:
+    """About ``lam * |E|`` uniform non-edges with at most ``lam * theta`` incident to any node.
+
+    Each node v sources ``lam * deg(v) / 2`` negatives (randomized rounding) whose other end is a
+    uniform non-neighbour; a candidate is rejected when it is a self-loop, an edge, a repeat, or
+    would push either endpoint above ``floor(lam * theta)`` incident negatives (the cap the
+    dependency bound assumes). Rejected draws are retried for ``max_rounds`` rounds.
+
+    Args:
+        pairs: Undirected edges ``[2, E]`` of the projected graph (max degree theta).
+        num_nodes: N. lam: negative rate >= 0. theta: degree bound. rng: numpy Generator.
+
+    Returns:
+        ``[2, E_neg]`` pairs with u < v.
+    """
+    degree = np.bincount(pairs.ravel(), minlength=num_nodes)
+    want = lam * degree / 2.0
+    quota = np.floor(want).astype(np.int64) + (rng.random(num_nodes) < want - np.floor(want))
+    cap = int(np.floor(lam * theta))
+    taken = set(pair_codes(pairs, num_nodes).tolist())
+    chosen: list[int] = []
+    count = np.zeros(num_nodes, dtype=np.int64)
+    for _ in range(max_rounds):
+        sources = rng.permutation(np.repeat(np.arange(num_nodes), quota))
+        if sources.size == 0:
+            break
+        targets = rng.integers(0, num_nodes, size=sources.size)
+        for s, t in zip(sources.tolist(), targets.tolist()):
+            if s == t or count[s] >= cap or count[t] >= cap:
+                continue
+            a, b = (s, t) if s < t else (t, s)
+            code = a * (2 * num_nodes - a - 1) // 2 + (b - a - 1)
+            if code in taken:
+                continue
+            taken.add(code)
+            chosen.append(code)
+            count[s] += 1
+            count[t] += 1
+            quota[s] -= 1
+        quota = np.maximum(quota, 0)
+        quota[count >= cap] = 0
+    return decode_pairs(np.asarray(chosen, dtype=np.int64), num_nodes)
+
+
+def training_links(pairs: np.ndarray, num_nodes: int, *, lam: float, theta: int,
+                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Positive links (the projected edges) and capped negatives, shuffled.
+
+    Returns:
+        ``(links [2, L], labels [L] float32)``.
+    """
+    neg = sample_capped_negatives(pairs, num_nodes, lam=lam, theta=theta, rng=rng)
+    links = np.concatenate([pairs, neg], axis=1)
+    labels = np.concatenate([np.ones(pairs.shape[1]), np.zeros(neg.shape[1])]).astype(np.float32)
+    order = rng.permutation(links.shape[1])
+    return links[:, order], labels[order]

@@ -1,0 +1,116 @@
+"""Training and evaluation examples as subgraphs, and their collation into dense padded batches."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+import torch
+from torch import Tensor
+
+from graphpriv.linkpred.drnl import localize_and_label
+from graphpriv.linkpred.neighbourhood import neighbourhood_subgraphs
+from graphpriv.linkpred.paths import path_subgraph_edges, path_subgraph_nodes
+
+
+class Extractor(str, enum.Enum):
+    """Subgraph extraction function: ``path`` (g_p, radius k) or ``neighbourhood`` (g_n, h hops)."""
+
+    PATH = "path"
+    NEIGHBOURHOOD = "neighbourhood"
+
+
+@dataclass(frozen=True)
+class SubgraphSet:
+    """L subgraphs in flat (CSR-like) arrays.
+
+    Attributes:
+        links: Target pairs ``[2, L]`` (global ids). labels: ``[L]`` float (1 = edge, 0 = non-edge).
+        node_ptr: ``[L + 1]``; subgraph i's nodes are ``nodes[node_ptr[i]:node_ptr[i+1]]``, with the
+            target pair first (local ids 0 and 1). nodes: ``[total_nodes]`` global ids.
+        z: ``[total_nodes]`` DRNL labels. edge_ptr: ``[L + 1]``.
+        edges: ``[2, total_edges]`` global ids (each undirected edge once, a < b).
+        local_edges: ``[2, total_edges]`` local ids aligned with ``edges``.
+    """
+
+    links: np.ndarray
+    labels: np.ndarray
+    node_ptr: np.ndarray
+    nodes: np.ndarray
+    z: np.ndarray
+    edge_ptr: np.ndarray
+    edges: np.ndarray
+    local_edges: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.links.shape[1])
+
+    @property
+    def num_nodes_per_subgraph(self) -> np.ndarray:
+        """``[L]`` node counts."""
+        return np.diff(self.node_ptr)
+
+
+def extract_subgraphs(adj: sp.csr_matrix, links: np.ndarray, labels: np.ndarray, *,
+                      extractor: Extractor, k: int = 2, h: int = 1) -> SubgraphSet:
+    """Extract and DRNL-label the subgraph of every link.
+
+    Args:
+        adj: Symmetric CSR adjacency ``[N, N]`` of the graph to extract from (the projected
+            training graph for training examples; the training graph for evaluation).
+        links: ``[2, L]``. labels: ``[L]``. extractor: path or neighbourhood.
+        k: path length bound (path extractor). h: hops (neighbourhood extractor).
+
+    Returns:
+        :class:`SubgraphSet`; the target edge is never part of its own subgraph.
+    """
+    links = np.asarray(links, dtype=np.int64).reshape(2, -1)
+    num_nodes = adj.shape[0]
+    if Extractor(extractor) is Extractor.PATH:
+        edge_ptr, edges = path_subgraph_edges(adj, links, k=k)
+        node_ptr, nodes = path_subgraph_nodes(edge_ptr, edges, links, num_nodes)
+    else:
+        node_ptr, nodes, edge_ptr, edges = neighbourhood_subgraphs(adj, links, h=h)
+    la, lb, z = localize_and_label(node_ptr, nodes, edge_ptr, edges[0], edges[1], num_nodes)
+    return SubgraphSet(links, np.asarray(labels, dtype=np.float32), node_ptr, nodes, z, edge_ptr,
+                       edges, np.stack([la, lb]))
+
+
+def _ranges(ptr: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Flat positions of the ranges ptr[i]:ptr[i+1] for i in idx, and their owner (0..len(idx)-1)."""
+    lengths = ptr[idx + 1] - ptr[idx]
+    owner = np.repeat(np.arange(idx.size), lengths)
+    offsets = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return np.repeat(ptr[idx], lengths) + offsets, owner
+
+
+def collate_dense(subgraphs: SubgraphSet, indices: Tensor | np.ndarray, *,
+                  max_label: int) -> tuple[tuple[Tensor, Tensor, Tensor], Tensor]:
+    """Pad a batch of subgraphs into dense tensors.
+
+    Args:
+        subgraphs: The set. indices: ``[B]`` example ids. max_label: DRNL labels are clamped to it.
+
+    Returns:
+        ``((z [B, n] long, adj [B, n, n] float with self-loops on real nodes, mask [B, n] bool),
+        y [B] float)`` where n is the largest subgraph in the batch.
+    """
+    idx = np.asarray(indices, dtype=np.int64)
+    sizes = subgraphs.node_ptr[idx + 1] - subgraphs.node_ptr[idx]
+    n = int(sizes.max()) if idx.size else 1
+    pos, owner = _ranges(subgraphs.node_ptr, idx)
+    local = pos - subgraphs.node_ptr[idx][owner]
+    z = np.zeros((idx.size, n), dtype=np.int64)
+    z[owner, local] = np.minimum(subgraphs.z[pos], max_label)
+    mask = np.zeros((idx.size, n), dtype=bool)
+    mask[owner, local] = True
+    adj = np.zeros((idx.size, n, n), dtype=np.float32)
+    epos, eowner = _ranges(subgraphs.edge_ptr, idx)
+    a, b = subgraphs.local_edges[:, epos]
+    adj[eowner, a, b] = 1.0
+    adj[eowner, b, a] = 1.0
+    adj[owner, local, local] = 1.0
+    y = torch.from_numpy(subgraphs.labels[idx])
+    return (torch.from_numpy(z), torch.from_numpy(adj), torch.from_numpy(mask)), y

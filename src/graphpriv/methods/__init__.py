@@ -1,0 +1,1 @@
+"""One module per system and baseline; each exposes a pydantic ``Config`` and ``run(config, data)``."""

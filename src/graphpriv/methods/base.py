@@ -1,0 +1,79 @@
+"""What every method returns, and the small protocol methods share."""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphpriv.privacy.report import PrivacyReport
+
+
+class MethodConfig(BaseModel):
+    """Base of every method's hyperparameters: unknown keys are errors, values are validated."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, use_enum_values=False)
+
+
+class Result(BaseModel):
+    """A finished run: what was run, what it measured, and the privacy it spent.
+
+    Attributes:
+        method, dataset, seed: what ran. config: all hyperparameters.
+        metrics: e.g. ``{"test_auc": 0.93}``. privacy: the :class:`PrivacyReport` (``None`` for a
+            non-private method, which ``privacy_statement`` then says).
+        timings: seconds per phase and ``total``. info: method-specific facts (bounds, sizes).
+    """
+
+    method: str
+    dataset: str
+    seed: int
+    config: dict[str, Any]
+    metrics: dict[str, float]
+    privacy: PrivacyReport | None = None
+    timings: dict[str, float] = Field(default_factory=dict)
+    info: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def privacy_statement(self) -> str:
+        """One line: the guarantee, or that there is none."""
+        if self.privacy is None:
+            return "non-private: no differential-privacy guarantee"
+        p = self.privacy
+        return f"({p.epsilon:.4g}, {p.delta:g})-DP, {p.unit}-level, {p.accounting} accounting"
+
+
+class Progress(Protocol):
+    """Callback a method reports training progress to: ``progress(done, total, **info)``."""
+
+    def __call__(self, done: int, total: int, **info: float) -> None: ...
+
+
+class Timer:
+    """Accumulates wall time per named phase."""
+
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+        self._start = time.perf_counter()
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Time the enclosed block under ``name``."""
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - t0
+
+    def finish(self) -> dict[str, float]:
+        """The timings with ``total`` added."""
+        return {**self.timings, "total": time.perf_counter() - self._start}
+
+
+def no_progress(done: int, total: int, **info: float) -> None:
+    """A :class:`Progress` that does nothing."""
+
+
+RunFn = Callable[..., Result]

@@ -1,0 +1,1 @@
+"""Neural networks (``nn.Module`` only)."""
