@@ -1,0 +1,178 @@
+"""The ``graphpriv`` command line (Typer + Rich)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from graphpriv.errors import GraphPrivError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="graphpriv: privacy-preserving machine learning on graphs.")
+datasets_app = typer.Typer(help="List the registry datasets, or show one (`graphpriv datasets info ID`).",
+                           invoke_without_command=True)
+app.add_typer(datasets_app, name="datasets")
+console = Console()
+
+
+def _parse_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    """``["k=3", "theta=auto"]`` -> ``{"k": 3, "theta": "auto"}`` (JSON values where they parse)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        for part in item.split():
+            key, sep, value = part.partition("=")
+            if not sep or not key:
+                raise typer.BadParameter(f"--set expects key=value, got {part!r}")
+            out[key] = _parse_value(value)
+    return out
+
+
+def _fail(exc: Exception) -> None:
+    console.print(f"[bold red]error:[/bold red] {exc}")
+    raise typer.Exit(code=2)
+
+
+@app.command()
+def run(
+    method: str = typer.Argument(..., help="Method id, e.g. dplp-ps, dplp-ns, seal."),
+    dataset: str = typer.Option(..., "--dataset", "-d", help="Registry id or path to a graph file."),
+    epsilon: Optional[float] = typer.Option(None, help="Target epsilon (private methods)."),
+    delta: Optional[float] = typer.Option(None, help="Delta (default: the method's, 1e-5)."),
+    seed: int = typer.Option(0, help="Seed of split, sampling and noise."),
+    accounting: Optional[str] = typer.Option(None, help="rigorous (default) or paper."),
+    set_: list[str] = typer.Option([], "--set", help="Config override key=value (repeatable)."),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the full result as JSON."),
+    store: Path = typer.Option(Path("runs/results.sqlite"), help="SQLite results store."),
+    no_store: bool = typer.Option(False, "--no-store", help="Do not append to the store."),
+) -> None:
+    """Train or publish with METHOD on a dataset, print the result, store it."""
+    from graphpriv.experiments.display import print_result
+    from graphpriv.experiments.runner import run_method
+
+    overrides = parse_overrides(set_)
+    for key, value in (("epsilon", epsilon), ("delta", delta), ("accounting", accounting)):
+        if value is not None:
+            overrides[key] = value
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TextColumn("{task.fields[info]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+                  console=console, transient=False) as bar:
+        task = bar.add_task(f"{method} training", total=None, info="")
+
+        def progress(done: int, total: int, **info: float) -> None:
+            text = "  ".join(f"{k} {v:.3f}" for k, v in info.items())
+            bar.update(task, completed=done, total=total, info=text)
+
+        try:
+            result = run_method(method, dataset, seed=seed, overrides=overrides,
+                                store=None if no_store else store, progress=progress)
+        except GraphPrivError as exc:
+            bar.stop()
+            _fail(exc)
+    print_result(result, console)
+    if json_path is not None:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(result.model_dump_json(indent=2))
+        console.print(f"result written to {json_path}")
+
+
+@datasets_app.callback()
+def datasets_list(ctx: typer.Context) -> None:
+    """List every registry dataset with its size."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from graphpriv.data import REGISTRY
+
+    table = Table(title="graphpriv datasets")
+    for col in ("id", "nodes", "edges", "features", "classes", "description"):
+        table.add_column(col, justify="right" if col in ("nodes", "edges", "features", "classes") else "left")
+    for spec in REGISTRY.values():
+        table.add_row(spec.id, f"{spec.num_nodes:,}", f"{spec.num_edges:,}", str(spec.num_features or "-"),
+                      str(spec.num_classes or "-"), spec.description)
+    console.print(table)
+
+
+@datasets_app.command("info")
+def datasets_info(name: str = typer.Argument(..., help="Registry id or graph file path.")) -> None:
+    """Load a dataset and print its counts and where its files were found."""
+    from graphpriv.data import REGISTRY, load, locate_files, num_undirected_edges
+
+    try:
+        data = load(name)
+        files = locate_files(name) if name in REGISTRY else {Path(name).name: Path(name).resolve()}
+    except GraphPrivError as exc:
+        _fail(exc)
+    table = Table(title=f"dataset {name}", show_header=False)
+    table.add_row("nodes", f"{data.num_nodes:,}")
+    table.add_row("undirected edges", f"{num_undirected_edges(data):,}")
+    table.add_row("features", str(tuple(data.x.shape)) if data.x is not None else "none")
+    table.add_row("labels", f"{int(data.y.max()) + 1} classes" if getattr(data, "y", None) is not None else "none")
+    for fname, path in files.items():
+        table.add_row(f"file {fname}", str(path))
+    console.print(table)
+
+
+@app.command()
+def accountant(
+    noise_multiplier: Optional[float] = typer.Option(None, "--noise-multiplier", "-z", help="z; omit with --target-epsilon."),
+    target_epsilon: Optional[float] = typer.Option(None, help="Inverse: the noise multiplier meeting this epsilon."),
+    sampling: str = typer.Option("poisson", help="poisson (rate m/N) or wor (m of N without replacement)."),
+    batch_size: int = typer.Option(..., "--batch-size", "-m", help="m (expected batch size for Poisson)."),
+    dataset_size: int = typer.Option(..., "--dataset-size", "-n", help="N training examples."),
+    steps: Optional[int] = typer.Option(None, help="Number of noisy steps."),
+    epochs: Optional[float] = typer.Option(None, help="Alternative to --steps: steps = ceil(epochs N / m)."),
+    delta: float = typer.Option(1e-5, help="Delta."),
+    group_size: int = typer.Option(1, "--group-size", "-K", help="Examples one unit changes (multi-term bound, wor)."),
+    accounting: str = typer.Option("rigorous", help="rigorous or paper (paper: DPLP's effective rate, wor only)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON for scripts."),
+) -> None:
+    """Epsilon of DP-SGD (compute_dp_sgd_privacy), or the noise multiplier for a target epsilon."""
+    from graphpriv.privacy.dpsgd_accounting import (DpSgdSetting, epsilon_for, noise_multiplier_for,
+                                                    steps_for_epochs)
+
+    try:
+        if (steps is None) == (epochs is None):
+            raise typer.BadParameter("give exactly one of --steps and --epochs")
+        if (noise_multiplier is None) == (target_epsilon is None):
+            raise typer.BadParameter("give exactly one of --noise-multiplier and --target-epsilon")
+        n_steps = steps if steps is not None else steps_for_epochs(epochs, dataset_size, batch_size)
+        setting = DpSgdSetting(sampling=sampling, dataset_size=dataset_size, batch_size=batch_size,
+                               steps=n_steps, delta=delta, group_size=group_size, accounting=accounting)
+        if target_epsilon is not None:
+            noise_multiplier = noise_multiplier_for(setting, target_epsilon)
+        eps, order = epsilon_for(setting, noise_multiplier)
+    except (ValueError, GraphPrivError) as exc:
+        _fail(exc)
+    out = {**setting.model_dump(mode="json"), "noise_multiplier": noise_multiplier, "epsilon": eps,
+           "optimal_order": order, "sample_rate": batch_size / dataset_size,
+           "noise_std_per_unit_clip": noise_multiplier * (1 if setting.sampling.value == "poisson"
+                                                          else 2 * min(group_size, batch_size))}
+    if as_json:
+        typer.echo(json.dumps(out))
+        return
+    table = Table(title="DP-SGD privacy (graphpriv accountant, RDP)", show_header=False)
+    for key, value in out.items():
+        table.add_row(key.replace("_", " "), f"{value:.6g}" if isinstance(value, float) else str(value))
+    console.print(table)
+    console.print(f"DP-SGD with these settings is ({eps:.4g}, {delta:g})-DP.")
+
+
+def main() -> None:  # pragma: no cover
+    """Entry point."""
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,1 @@
+"""Method registry, runner and results store (imports the library; never imported by it)."""

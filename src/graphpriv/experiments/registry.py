@@ -1,0 +1,68 @@
+"""Method ids -> (Config class, run function, defaults)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphpriv.errors import ConfigError
+from graphpriv.linkpred.subgraphs import Extractor
+from graphpriv.methods import dplp_subgraph
+from graphpriv.methods.base import MethodConfig, RunFn
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A runnable method: its id, config class, run function and default overrides."""
+
+    id: str
+    config_cls: type[MethodConfig]
+    run: RunFn
+    defaults: dict[str, Any] = field(default_factory=dict)
+    description: str = ""
+
+
+_METHODS = [
+    MethodSpec("dplp-ps", dplp_subgraph.DPLPConfig, dplp_subgraph.run,
+               {"extractor": Extractor.PATH, "private": True},
+               "DPLP with path subgraphs: edge-level DP-SGD on a subgraph GCN (Ran et al.)"),
+    MethodSpec("dplp-ns", dplp_subgraph.DPLPConfig, dplp_subgraph.run,
+               {"extractor": Extractor.NEIGHBOURHOOD, "private": True, "h": 1},
+               "DPLP with h-hop neighbourhood subgraphs (Ran et al.)"),
+    MethodSpec("seal", dplp_subgraph.DPLPConfig, dplp_subgraph.run,
+               {"extractor": Extractor.NEIGHBOURHOOD, "private": False, "project": False, "h": 1,
+                "optimizer": "adam", "lr": 0.001, "dropout": 0.5},
+               "SEAL: the same subgraph GCN on 1-hop enclosing subgraphs, no DP (Zhang & Chen 2018)"),
+]
+
+METHODS: dict[str, MethodSpec] = {m.id: m for m in _METHODS}
+
+
+def method_spec(method: str) -> MethodSpec:
+    """Registry entry of ``method``.
+
+    Raises:
+        ConfigError: unknown id (the message lists the known ones).
+    """
+    try:
+        return METHODS[method]
+    except KeyError:
+        raise ConfigError(f"unknown method {method!r}; known methods: {', '.join(sorted(METHODS))}") from None
+
+
+def make_config(method: str, overrides: dict[str, Any]) -> MethodConfig:
+    """Validated config of ``method``: its defaults, then ``overrides``.
+
+    Raises:
+        ConfigError: an unknown key or an invalid value (pydantic's message, per field).
+    """
+    spec = method_spec(method)
+    values = {**spec.defaults, **overrides}
+    unknown = set(values) - set(spec.config_cls.model_fields)
+    if unknown:
+        raise ConfigError(f"unknown setting(s) for {method}: {', '.join(sorted(unknown))}; valid: "
+                          f"{', '.join(sorted(spec.config_cls.model_fields))}")
+    try:
+        return spec.config_cls(**values)
+    except ValueError as exc:  # pydantic.ValidationError
+        raise ConfigError(f"invalid setting for {method}: {exc}") from None

@@ -1,0 +1,89 @@
+"""The ``compute_dp_sgd_privacy`` questions, answered by graphpriv's accountant.
+
+Epsilon of DP-SGD for a noise multiplier, sampling scheme, steps and delta; the multi-term group
+bound (one unit changes K examples); and the inverse (noise multiplier for a target epsilon).
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+
+from dp_accounting import dp_event
+from pydantic import BaseModel
+
+from graphpriv.privacy.accountant import GraphRdpAccountant, check_delta, check_epsilon
+from graphpriv.privacy.calibration import calibrate_noise_multiplier
+from graphpriv.privacy.events import EffectiveRateWorGaussianDpEvent, HypergeometricGroupGaussianDpEvent
+from graphpriv.privacy.analysis.effective_rate import effective_sampling_rate
+from graphpriv.privacy.units import Accounting
+
+
+class Sampling(str, enum.Enum):
+    """``poisson``: each example independently with rate q = m/N. ``wor``: m of N without replacement."""
+
+    POISSON = "poisson"
+    WOR = "wor"
+
+
+class DpSgdSetting(BaseModel):
+    """One DP-SGD run as the accountant sees it.
+
+    Noise conventions: Poisson, std = z C (add/remove one example). Without replacement, std =
+    z 2C min(K, m): each of the K examples a unit touches moves by at most 2C.
+    """
+
+    sampling: Sampling
+    dataset_size: int
+    batch_size: int
+    steps: int
+    delta: float
+    group_size: int = 1
+    accounting: Accounting = Accounting.RIGOROUS
+
+    def event(self, noise_multiplier: float) -> dp_event.DpEvent:
+        """The whole run's event for ``noise_multiplier``."""
+        if self.sampling is Sampling.POISSON:
+            if self.group_size != 1:
+                raise ValueError("Poisson sampling is analysed for group_size = 1 only; use --sampling wor")
+            q = self.batch_size / self.dataset_size
+            step = dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(noise_multiplier))
+        elif self.accounting is Accounting.PAPER:
+            rho = effective_sampling_rate(self.dataset_size, self.group_size, self.batch_size)
+            step = EffectiveRateWorGaussianDpEvent(noise_multiplier, rho)
+        else:
+            step = HypergeometricGroupGaussianDpEvent(noise_multiplier, self.dataset_size,
+                                                      self.batch_size, self.group_size)
+        return dp_event.SelfComposedDpEvent(step, self.steps)
+
+    def validate_sizes(self) -> None:
+        """Raise ValueError on sizes that make no sense."""
+        check_delta(self.delta)
+        if self.dataset_size < 1 or not 1 <= self.batch_size <= self.dataset_size:
+            raise ValueError(f"need 1 <= batch_size <= dataset_size (got {self.batch_size}, {self.dataset_size})")
+        if self.steps < 1:
+            raise ValueError(f"'steps' must be >= 1 (got {self.steps})")
+        if not 1 <= self.group_size <= self.dataset_size:
+            raise ValueError(f"'group_size' must be in [1, dataset_size] (got {self.group_size})")
+
+
+def steps_for_epochs(epochs: float, dataset_size: int, batch_size: int) -> int:
+    """ceil(epochs * N / m)."""
+    return int(math.ceil(epochs * dataset_size / batch_size))
+
+
+def epsilon_for(setting: DpSgdSetting, noise_multiplier: float) -> tuple[float, float]:
+    """(epsilon, optimal RDP order) of the run at ``setting.delta``."""
+    setting.validate_sizes()
+    if not noise_multiplier > 0:
+        raise ValueError(f"'noise_multiplier' must be > 0 (got {noise_multiplier})")
+    accountant = GraphRdpAccountant().compose(setting.event(noise_multiplier))
+    eps, order = accountant.get_epsilon_and_optimal_order(setting.delta)
+    return float(eps), float(order)
+
+
+def noise_multiplier_for(setting: DpSgdSetting, target_epsilon: float) -> float:
+    """Smallest noise multiplier (to calibration tolerance) with epsilon <= target."""
+    setting.validate_sizes()
+    check_epsilon(target_epsilon)
+    return calibrate_noise_multiplier(setting.event, target_epsilon=target_epsilon, delta=setting.delta)

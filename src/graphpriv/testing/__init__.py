@@ -1,0 +1,1 @@
+"""Test helpers shipped with the package: tiny graphs and brute-force references."""

@@ -1,0 +1,21 @@
+"""Test configuration: point GRAPHPRIV_DATA at ../shared/datasets when it exists."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MIRROR = ROOT.parent / "shared" / "datasets"
+if "GRAPHPRIV_DATA" not in os.environ and MIRROR.is_dir():
+    os.environ["GRAPHPRIV_DATA"] = str(MIRROR)
+
+
+def has_mirror() -> bool:
+    """True when the dataset mirror is available."""
+    return bool(os.environ.get("GRAPHPRIV_DATA")) and Path(os.environ["GRAPHPRIV_DATA"]).is_dir()
+
+
+needs_data = pytest.mark.skipif(not has_mirror(), reason="dataset mirror (GRAPHPRIV_DATA) not available")
