@@ -1,0 +1,149 @@
+import itertools
+import math
+
+import numpy as np
+import pytest
+from dp_accounting import dp_event
+from dp_accounting.rdp import RdpAccountant
+
+from graphpriv.errors import BudgetExceededError, PrivacyError, UnsupportedMechanismError
+from graphpriv.privacy import (
+    EffectiveRateWorGaussianDpEvent,
+    GraphRdpAccountant,
+    HypergeometricGroupGaussianDpEvent,
+    Ledger,
+    PrivacyUnit,
+    calibrate_noise_multiplier,
+)
+from graphpriv.privacy.analysis.effective_rate import effective_sampling_rate
+from graphpriv.privacy.analysis.hypergeometric import hypergeometric_group_gaussian_rdp
+
+ORDERS = [2, 3, 4, 8, 16]
+
+
+def brute_force_multi_term(n, m, k, z, alpha):
+    """Average over every batch of m of n (the first k examples are the changed ones)."""
+    kb = min(k, m)
+    total, count = 0.0, 0
+    for batch in itertools.combinations(range(n), m):
+        r = sum(1 for i in batch if i < k)
+        total += math.exp(alpha * (alpha - 1) / (2 * z**2) * (r / kb) ** 2)
+        count += 1
+    return math.log(total / count) / (alpha - 1)
+
+
+@pytest.mark.parametrize("n,m,k,z", [(8, 3, 2, 1.0), (9, 4, 5, 0.7), (7, 2, 7, 1.5), (10, 5, 1, 2.0)])
+def test_multi_term_bound_equals_brute_force_sum(n, m, k, z):
+    ours = hypergeometric_group_gaussian_rdp(ORDERS, noise_multiplier=z, dataset_size=n, batch_size=m, group_size=k)
+    ref = [brute_force_multi_term(n, m, k, z, a) for a in ORDERS]
+    np.testing.assert_allclose(ours, ref, rtol=1e-10)
+
+
+@pytest.mark.parametrize("z", [0.8, 1.0, 2.0])
+def test_k1_lower_bound_closed_form_and_gap_to_poisson(z):
+    n, m = 1000, 10
+    q = m / n
+    alphas = np.array(ORDERS, dtype=float)
+    ours = hypergeometric_group_gaussian_rdp(ORDERS, noise_multiplier=z, dataset_size=n, batch_size=m, group_size=1)
+    unamplified = alphas / (2 * z**2)
+    assert np.all(ours >= unamplified * q**2)
+    assert np.all(ours <= unamplified)
+    x = alphas * (alphas - 1) / (2 * z**2)
+    np.testing.assert_allclose(ours, np.log1p(q * np.expm1(x)) / (alphas - 1), rtol=1e-10)
+    # The known gap: the multi-term bound keeps only first-order amplification, q (e^x - 1)/(alpha-1),
+    # while the tight Poisson subsampled Gaussian is ~ q^2 alpha / z^2 at small orders. It must
+    # never be *below* the tight bound (that would signal a wrong formula).
+    poisson = RdpAccountant(orders=ORDERS).compose(
+        dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(z)))._rdp
+    assert np.all(ours >= poisson * (1 - 1e-9))
+    assert np.all(ours <= q * np.expm1(x) / (alphas - 1) + 1e-12)
+
+
+def test_group_size_one_equals_full_batch_gaussian_when_m_equals_n():
+    z = 1.3
+    ours = hypergeometric_group_gaussian_rdp(ORDERS, noise_multiplier=z, dataset_size=5, batch_size=5, group_size=1)
+    np.testing.assert_allclose(ours, np.array(ORDERS) / (2 * z**2))
+
+
+def test_effective_rate_matches_enumeration():
+    n, m, k = 9, 3, 2
+    hits = sum(1 for b in itertools.combinations(range(n), m) if any(i < k for i in b))
+    assert effective_sampling_rate(n, k, m) == pytest.approx(hits / math.comb(n, m))
+    assert effective_sampling_rate(10, 8, 5) == 1.0
+
+
+def test_poisson_epsilon_matches_opacus():
+    from opacus.accountants.analysis import rdp as opacus_rdp
+
+    q, z, steps, delta = 256 / 60000, 1.1, 14063, 1e-5
+    orders = [1 + x / 10.0 for x in range(1, 100)] + list(range(12, 64))
+    ours = GraphRdpAccountant(orders=orders).compose(
+        dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(z)), steps))
+    ref_rdp = opacus_rdp.compute_rdp(q=q, noise_multiplier=z, steps=steps, orders=orders)
+    integer = np.array([float(a).is_integer() for a in orders])
+    np.testing.assert_allclose(ours._rdp[integer], ref_rdp[integer], rtol=1e-6)
+    # fractional orders: dp-accounting interpolates an upper bound (conservative), Opacus is exact
+    assert np.all(ours._rdp[~integer] >= ref_rdp[~integer] * (1 - 1e-9))
+    np.testing.assert_allclose(ours._rdp[~integer], ref_rdp[~integer], rtol=0.05)
+    ref_eps, _ = opacus_rdp.get_privacy_spent(orders=orders, rdp=ref_rdp, delta=delta)
+    assert ours.get_epsilon(delta) == pytest.approx(ref_eps, rel=0.02)
+
+
+def test_plain_rdp_accountant_refuses_graph_events():
+    event = HypergeometricGroupGaussianDpEvent(1.0, 100, 10, 3)
+    assert not RdpAccountant().supports(event)
+    assert GraphRdpAccountant().supports(event)
+
+
+def test_ledger_fails_closed_and_reports_phases():
+    ledger = Ledger(PrivacyUnit.EDGE, delta=1e-5)
+    with pytest.raises(UnsupportedMechanismError):
+        ledger.spend(dp_event.UnsupportedDpEvent(), phase="x")
+    ledger.spend(dp_event.GaussianDpEvent(5.0), phase="selection", noise_multiplier=5.0)
+    step = HypergeometricGroupGaussianDpEvent(2.0, 1000, 100, 5)
+    for _ in range(10):
+        ledger.spend(step, phase="training")
+    report = ledger.report(target_epsilon=10)
+    assert [p.name for p in report.phases] == ["selection", "training"]
+    assert report.phases[1].steps == 10
+    total = GraphRdpAccountant().compose(dp_event.ComposedDpEvent(
+        [dp_event.GaussianDpEvent(5.0), dp_event.SelfComposedDpEvent(step, 10)])).get_epsilon(1e-5)
+    assert report.epsilon == pytest.approx(total)
+    assert report.epsilon > max(p.epsilon for p in report.phases)
+    assert report.unit == "edge" and report.accounting == "rigorous"
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf")])
+def test_bad_epsilon(bad):
+    with pytest.raises(PrivacyError, match="'epsilon' must be"):
+        calibrate_noise_multiplier(lambda z: dp_event.GaussianDpEvent(z), target_epsilon=bad, delta=1e-5)
+
+
+@pytest.mark.parametrize("bad", [0, 1, -0.1, 2.0])
+def test_bad_delta(bad):
+    with pytest.raises(PrivacyError, match="'delta' must be in the open interval"):
+        Ledger(PrivacyUnit.EDGE, delta=bad)
+
+
+@pytest.mark.parametrize("accounting_event", ["rigorous", "paper"])
+def test_calibration_meets_target_without_overspending(accounting_event):
+    n, m, k, steps, target = 3000, 128, 21, 500, 4.0
+
+    def make(z):
+        if accounting_event == "paper":
+            step = EffectiveRateWorGaussianDpEvent(z, effective_sampling_rate(n, k, m))
+        else:
+            step = HypergeometricGroupGaussianDpEvent(z, n, m, k)
+        return dp_event.SelfComposedDpEvent(step, steps)
+
+    z = calibrate_noise_multiplier(make, target_epsilon=target, delta=1e-5)
+    eps = GraphRdpAccountant().compose(make(z)).get_epsilon(1e-5)
+    assert eps <= target
+    assert eps > 0.97 * target  # not wastefully over-noised
+    assert GraphRdpAccountant().compose(make(0.97 * z)).get_epsilon(1e-5) > target
+
+
+def test_unreachable_budget_is_a_clear_error():
+    make = lambda z: dp_event.SelfComposedDpEvent(HypergeometricGroupGaussianDpEvent(z, 100, 100, 100), 10**6)
+    with pytest.raises(BudgetExceededError, match="cannot be met.*steps"):
+        calibrate_noise_multiplier(make, target_epsilon=1e-4, delta=1e-5, max_noise_multiplier=10.0)

@@ -1,0 +1,107 @@
+import pytest
+import torch
+from torch import nn
+
+from graphpriv.errors import UnsupportedMechanismError
+from graphpriv.privacy.accountant import Ledger
+from graphpriv.privacy.engine import DPSGD, clip_per_sample, per_sample_gradients
+from graphpriv.privacy.events import HypergeometricGroupGaussianDpEvent
+from graphpriv.privacy.sampling import PoissonSampler, WithoutReplacementSampler
+from graphpriv.privacy.units import PrivacyUnit
+from graphpriv.nn.subgraph_gnn import SubgraphGCN, bce_loss
+from dp_accounting import dp_event
+
+
+def padded_batch(batch=16, n=7, labels=6, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    z = torch.randint(0, labels, (batch, n), generator=g)
+    sizes = torch.randint(2, n + 1, (batch,), generator=g)
+    mask = torch.arange(n)[None, :] < sizes[:, None]
+    adj = (torch.rand(batch, n, n, generator=g) < 0.4).float()
+    adj = ((adj + adj.transpose(1, 2)) > 0).float() * mask[:, :, None] * mask[:, None, :]
+    adj = adj + torch.diag_embed(mask.float())
+    y = torch.randint(0, 2, (batch,), generator=g).float()
+    return (z, adj.clamp(max=1), mask), y
+
+
+def test_per_sample_gradients_equal_one_at_a_time_loop():
+    torch.manual_seed(0)
+    model = SubgraphGCN(6, hidden=8, num_layers=3, dropout=0.0)
+    inputs, y = padded_batch()
+    grads, losses = per_sample_gradients(model, bce_loss, inputs, y)
+    for i in range(y.numel()):
+        model.zero_grad()
+        loss = bce_loss(model(*(x[i:i + 1] for x in inputs)), y[i:i + 1])
+        loss.backward()
+        assert losses[i].item() == pytest.approx(loss.item(), abs=1e-6)
+        for name, p in model.named_parameters():
+            torch.testing.assert_close(grads[name][i], p.grad, atol=1e-5, rtol=1e-5)
+
+
+def test_padding_does_not_change_an_example_gradient():
+    torch.manual_seed(1)
+    model = SubgraphGCN(6, hidden=8, num_layers=2, dropout=0.0)
+    (z, adj, mask), y = padded_batch(batch=1, n=5)
+    pad = 4
+    z2 = torch.nn.functional.pad(z, (0, pad))
+    mask2 = torch.nn.functional.pad(mask, (0, pad))
+    adj2 = torch.nn.functional.pad(adj, (0, pad, 0, pad))
+    g1, _ = per_sample_gradients(model, bce_loss, (z, adj, mask), y)
+    g2, _ = per_sample_gradients(model, bce_loss, (z2, adj2, mask2), y)
+    for name in g1:
+        torch.testing.assert_close(g1[name], g2[name], atol=1e-6, rtol=1e-6)
+
+
+def test_clipped_norms_never_exceed_c():
+    grads = {"a": torch.randn(50, 3, 4) * 10, "b": torch.randn(50, 7) * 0.01}
+    for c in (0.1, 1.0, 5.0):
+        clipped, norms = clip_per_sample(grads, c)
+        after = torch.sqrt(sum(g.flatten(1).pow(2).sum(1) for g in clipped.values()))
+        assert torch.all(after <= c * (1 + 1e-6))
+        small = norms < c
+        torch.testing.assert_close(after[small], norms[small])
+
+
+def test_samplers_are_pinned_to_their_events():
+    g = torch.Generator().manual_seed(0)
+    wor = WithoutReplacementSampler(100, 10, generator=g)
+    batch = wor.sample()
+    assert batch.numel() == 10 and batch.unique().numel() == 10
+    assert isinstance(wor.step_event(1.0, group_size=3), HypergeometricGroupGaussianDpEvent)
+    assert wor.sensitivity(1.0, 3) == 6.0 and wor.sensitivity(1.0, 50) == 20.0
+    poisson = PoissonSampler(1000, 0.05, generator=g)
+    sizes = {poisson.sample().numel() for _ in range(20)}
+    assert len(sizes) > 1, "Poisson batches must vary in size"
+    assert isinstance(poisson.step_event(1.0), dp_event.PoissonSampledDpEvent)
+    with pytest.raises(UnsupportedMechanismError):
+        poisson.step_event(1.0, group_size=2)
+    with pytest.raises(ValueError, match="batch_size"):
+        WithoutReplacementSampler(5, 6, generator=g)
+
+
+class _Zero(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.zeros(2000))
+
+    def forward(self, x):
+        return (x * 0).sum(-1) + 0 * self.w.sum()
+
+
+def test_noise_level_and_ledger_spending():
+    model = _Zero()
+    sampler = WithoutReplacementSampler(64, 8, generator=torch.Generator().manual_seed(0))
+    ledger = Ledger(PrivacyUnit.EDGE, delta=1e-5)
+    x = torch.randn(64, 3)
+    engine = DPSGD(model, torch.optim.SGD(model.parameters(), lr=1.0), sampler,
+                   collate=lambda idx: ((x[idx],), torch.zeros(idx.numel())),
+                   loss_fn=lambda out, y: (out - y).pow(2).mean(), noise_multiplier=0.5, max_grad_norm=1.0,
+                   group_size=3, ledger=ledger, generator=torch.Generator().manual_seed(1))
+    steps = 5
+    for _ in range(steps):
+        engine.step()
+    # gradients are zero, so w is the sum of the noise: std per coordinate = sqrt(steps) * z*2C*K/m
+    expected = steps**0.5 * 0.5 * 2 * 3 / 8
+    assert model.w.detach().std().item() == pytest.approx(expected, rel=0.1)
+    report = ledger.report()
+    assert report.phases[0].steps == steps and report.phases[0].noise_multiplier == 0.5
