@@ -37,7 +37,7 @@ from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.calibration import calibrate_noise_multiplier
 from graphpriv.privacy.engine import DPSGD
 from graphpriv.privacy.sampling import WithoutReplacementSampler
-from graphpriv.privacy.sensitivity import group_size, neighbourhood_bound, path_bound
+from graphpriv.privacy.sensitivity import group_size, neighbourhood_bound, path_bound, path_bound_paper
 from graphpriv.privacy.units import Accounting, PrivacyUnit
 from dp_accounting import dp_event
 
@@ -51,7 +51,7 @@ class DPLPConfig(MethodConfig):
     extractor: Extractor = Extractor.PATH
     k: int = Field(2, ge=2, le=6, description="path length bound (path subgraphs)")
     h: int = Field(1, ge=1, description="hops (neighbourhood subgraphs)")
-    theta: int = Field(10, ge=1, description="degree bound of the projection")
+    theta: int = Field(5, ge=1, description="degree bound of the projection")
     project: bool = True
     lam: float = Field(1.0, ge=0, description="negative sampling rate lambda")
     max_grad_norm: float = Field(1.0, gt=0)
@@ -69,10 +69,13 @@ class DPLPConfig(MethodConfig):
 
 
 def dependency_bound(config: DPLPConfig) -> int:
-    """M for the configured extractor (Lemma 2 / Theorem 1)."""
-    if config.extractor is Extractor.PATH:
-        return path_bound(config.k, config.theta, config.lam)
-    return neighbourhood_bound(config.h, config.theta, config.lam)
+    """M for the configured extractor: Lemma 2, or the path bound (graphpriv's derivation in
+    ``rigorous`` mode, Theorem 1 as printed in ``paper`` mode)."""
+    if config.extractor is Extractor.NEIGHBOURHOOD:
+        return neighbourhood_bound(config.h, config.theta, config.lam)
+    if config.accounting is Accounting.PAPER:
+        return path_bound_paper(config.k, config.theta, config.lam)
+    return path_bound(config.k, config.theta, config.lam)
 
 
 def _label_cap(config: DPLPConfig) -> int:

@@ -1,7 +1,8 @@
 """Dependency bounds M: how many training subgraphs one edge change can touch.
 
-Source: DPLP (Ran et al.), Lemma 2 (Eq. 4) and Theorem 1 (Eq. 6), with the typo of Theorem 1
-fixed as specs/dplp-subgraph.md decides (h = floor((k - 1) / 2), not floor((k + 1) / 2)).
+Source: DPLP (Ran et al.), Lemma 2 (Eq. 4) and Theorem 1 (Eq. 6). For path subgraphs graphpriv
+uses a bound derived per k (:func:`path_bound`): it equals the spec's corrected Eq. 6 for k = 2 and
+odd k, and corrects it for even k, where the spec's formula is violated.
 The bounds assume the projected graph has maximum degree theta and at most lam * theta negative
 examples touch any node. They are checked against brute force in tests/privacy/test_sensitivity.py.
 """
@@ -31,10 +32,43 @@ def neighbourhood_bound(h: int, theta: int, lam: float = 1.0) -> int:
 
 
 def path_bound(k: int, theta: int, lam: float = 1.0) -> int:
-    """M_gp(k, theta, lam) (Theorem 1, Eq. 6, with h = floor((k - 1) / 2)); 2 theta for k = 2.
+    """M_gp(k, theta, lam): training links whose k-path subgraph one edge change can alter.
 
-    For k >= 3: sum_{i=0}^{h-1} 2 lam theta^(i+1) + theta^h min((1+lam) theta, theta^h)
-    + 2 sum_{i=1}^{h} min(theta^(h+1), theta^i).
+    Derivation (graphpriv; docs/privacy-dplp.md). A link {x, y} is affected by toggling e = (s, q)
+    iff e lies on a simple x–y path of length <= k: x ... s q ... y with x at walk distance i from s,
+    y at distance j from q, i + j <= k - 1. Let t = min(i, j) (the "near" end, t <= (k-1)/2). At
+    most theta^t nodes lie t steps from s (or q), each with at most (1 + lam) theta training links
+    (theta edges, lam theta capped negatives) and at most sum_{j=t}^{k-1-t} theta^j far ends, so
+
+        M = sum_{t=0}^{floor((k-1)/2)} c_t,
+        c_t = theta^t min((1+lam) theta, theta^t)                         if 2t = k - 1,
+        c_t = 2 theta^t min((1+lam) theta, sum_{j=max(t,1)}^{k-1-t} theta^j)  otherwise
+        (j >= 1 at t = 0 excludes e's own link, counted separately by :func:`group_size`).
+
+    For k = 2 this is the paper's 2 theta, and for odd k it equals Theorem 1 (Eq. 6) with
+    h = (k - 1) / 2, the spec's fix. For even k >= 4 the spec's h = floor((k - 1)/2) is *too small*
+    (k = 4 would equal k = 3): a brute-force search finds graphs that exceed it
+    (tests/privacy/test_sensitivity.py), so the derivation above is used instead.
+
+    Raises:
+        ValueError: k outside 2..6, theta < 1 or lam < 0.
+    """
+    _check(theta, lam)
+    if not 2 <= k <= 6:
+        raise ValueError(f"'k' must be in 2..6 (got {k})")
+    links = (1 + lam) * theta
+    total = 0.0
+    for t in range((k - 1) // 2 + 1):
+        if 2 * t == k - 1:
+            total += theta**t * min(links, theta**t)
+        else:
+            far = sum(theta**j for j in range(max(t, 1), k - t))
+            total += 2 * theta**t * min(links, far)
+    return math.ceil(total)
+
+
+def path_bound_paper(k: int, theta: int, lam: float = 1.0) -> int:
+    """Theorem 1 (Eq. 6) exactly as printed, h = floor((k + 1) / 2); ``paper`` accounting only.
 
     Raises:
         ValueError: k outside 2..6, theta < 1 or lam < 0.
@@ -44,11 +78,19 @@ def path_bound(k: int, theta: int, lam: float = 1.0) -> int:
         raise ValueError(f"'k' must be in 2..6 (got {k})")
     if k == 2:
         return 2 * theta
-    h = (k - 1) // 2
+    h = (k + 1) // 2
     value = (sum(2 * lam * theta ** (i + 1) for i in range(h))
              + theta**h * min((1 + lam) * theta, theta**h)
              + 2 * sum(min(theta ** (h + 1), theta**i) for i in range(1, h + 1)))
     return math.ceil(value)
+
+
+def _eq6_fixed(k: int, theta: int, lam: float) -> float:
+    """Eq. 6 with the spec's h = floor((k - 1) / 2) (used by tests: equals path_bound for odd k)."""
+    h = (k - 1) // 2
+    return (sum(2 * lam * theta ** (i + 1) for i in range(h))
+            + theta**h * min((1 + lam) * theta, theta**h)
+            + 2 * sum(min(theta ** (h + 1), theta**i) for i in range(1, h + 1)))
 
 
 def group_size(bound: int) -> int:
