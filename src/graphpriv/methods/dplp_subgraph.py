@@ -161,7 +161,7 @@ def _train_nonprivate(model, train_set, config, cap, generator, val_set, per_epo
             optimizer.step()
             done += 1
         selector.update(epoch, _auc(model, val_set, config, cap))
-        progress(done, steps, loss=float(loss), val_auc=selector.best_auc)
+        progress(done, steps, loss=float(loss.detach()), val_auc=selector.best_auc)
     return selector
 
 

@@ -1,0 +1,78 @@
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from graphpriv.cli import app, parse_overrides
+from graphpriv.experiments.store import ResultStore
+from graphpriv.privacy.dpsgd_accounting import DpSgdSetting, epsilon_for
+from graphpriv.testing.graphs import random_graph
+from tests.conftest import needs_data
+
+runner = CliRunner()
+
+
+def test_accountant_json_matches_library_and_inverse():
+    out = runner.invoke(app, ["accountant", "-z", "1.1", "-m", "256", "-n", "60000", "--epochs", "60", "--json"])
+    assert out.exit_code == 0, out.output
+    answer = json.loads(out.output)
+    setting = DpSgdSetting(sampling="poisson", dataset_size=60000, batch_size=256, steps=answer["steps"], delta=1e-5)
+    assert answer["epsilon"] == pytest.approx(epsilon_for(setting, 1.1)[0])
+    assert answer["steps"] == 14063
+    inv = runner.invoke(app, ["accountant", "--target-epsilon", str(answer["epsilon"]), "-m", "256", "-n", "60000",
+                              "--epochs", "60", "--json"])
+    assert json.loads(inv.output)["noise_multiplier"] == pytest.approx(1.1, abs=0.01)
+
+
+def test_accountant_group_bound_and_errors():
+    out = runner.invoke(app, ["accountant", "-z", "2", "-m", "128", "-n", "3600", "--steps", "1000",
+                              "--sampling", "wor", "-K", "21", "--json"])
+    k21 = json.loads(out.output)
+    out = runner.invoke(app, ["accountant", "-z", "2", "-m", "128", "-n", "3600", "--steps", "1000",
+                              "--sampling", "wor", "-K", "1", "--json"])
+    k1 = json.loads(out.output)
+    assert k21["noise_std_per_unit_clip"] == 84 and k1["noise_std_per_unit_clip"] == 4
+    assert k21["epsilon"] != k1["epsilon"]
+    bad = runner.invoke(app, ["accountant", "-z", "1", "-m", "10", "-n", "100", "--steps", "5", "--delta", "2"])
+    assert bad.exit_code == 2 and "delta" in bad.output
+    bad = runner.invoke(app, ["accountant", "-z", "1", "-m", "10", "-n", "100", "--steps", "5", "-K", "3"])
+    assert bad.exit_code == 2 and "group_size" in bad.output
+    bad = runner.invoke(app, ["accountant", "--target-epsilon", "0", "-m", "10", "-n", "100", "--steps", "5"])
+    assert bad.exit_code == 2 and "epsilon" in bad.output
+
+
+def test_run_on_a_user_graph_file_writes_json_and_store(tmp_path):
+    graph = random_graph(120, 0.07, seed=2)
+    ei = graph.edge_index.numpy()
+    path = tmp_path / "g.csv"
+    np.savetxt(path, ei[:, ei[0] < ei[1]].T, fmt="%d", delimiter=",", header="src,dst")
+    store = tmp_path / "s.sqlite"
+    out = runner.invoke(app, ["run", "dplp-ps", "--dataset", str(path), "--epsilon", "3", "--seed", "1",
+                              "--set", "epochs=2", "--set", "batch_size=32", "--json", str(tmp_path / "r.json"),
+                              "--store", str(store)])
+    assert out.exit_code == 0, out.output
+    assert "epsilon spent" in out.output and "accounting" in out.output and "test auc" in out.output
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["privacy"]["epsilon"] <= 3 and result["dataset"] == "g.csv"
+    stored = ResultStore(store).results(method="dplp-ps")
+    assert len(stored) == 1 and stored[0].metrics == result["metrics"]
+
+
+def test_run_errors_exit_cleanly():
+    out = runner.invoke(app, ["run", "dplp-ps", "--dataset", "nope", "--no-store"])
+    assert out.exit_code == 2 and "unknown dataset" in out.output
+    out = runner.invoke(app, ["run", "nope", "--dataset", "usair", "--no-store"])
+    assert out.exit_code == 2 and "unknown method" in out.output
+
+
+def test_parse_overrides():
+    assert parse_overrides(["k=3 theta=auto", "private=false"]) == {"k": 3, "theta": "auto", "private": False}
+
+
+@needs_data
+def test_datasets_list_and_info():
+    out = runner.invoke(app, ["datasets"])
+    assert out.exit_code == 0 and "usair" in out.output and "2,126" in out.output
+    out = runner.invoke(app, ["datasets", "info", "usair"])
+    assert out.exit_code == 0 and "332" in out.output and "USAir.mat" in out.output

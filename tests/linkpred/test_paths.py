@@ -1,0 +1,65 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from graphpriv.data.graph import to_csr, undirected_pairs
+from graphpriv.linkpred.paths import path_subgraph_edges
+from graphpriv.linkpred.subgraphs import Extractor, extract_subgraphs
+from graphpriv.testing.graphs import random_graph, to_networkx
+from graphpriv.testing.references import drnl_nx, path_subgraph_edges_nx
+
+
+def _all_links(num_nodes, pairs, rng, num_neg=20):
+    neg = rng.integers(0, num_nodes, size=(2, num_neg))
+    neg = neg[:, neg[0] != neg[1]]
+    return np.concatenate([pairs, neg], axis=1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(5, 16), p=st.floats(0.1, 0.6), seed=st.integers(0, 10_000), k=st.integers(2, 5))
+def test_path_edges_equal_networkx_on_every_link(n, p, seed, k):
+    graph = random_graph(n, p, seed=seed)
+    pairs = undirected_pairs(graph.edge_index)
+    g = to_networkx(pairs, n)
+    links = _all_links(n, pairs, np.random.default_rng(seed))
+    ptr, edges = path_subgraph_edges(to_csr(pairs, n), links, k=k)
+    for i, (u, v) in enumerate(links.T.tolist()):
+        got = set(map(tuple, edges[:, ptr[i]:ptr[i + 1]].T.tolist()))
+        assert got == path_subgraph_edges_nx(g, u, v, k), (u, v, k)
+
+
+def test_target_edge_never_in_its_own_subgraph():
+    graph = random_graph(30, 0.3, seed=4)
+    pairs = undirected_pairs(graph.edge_index)
+    ptr, edges = path_subgraph_edges(to_csr(pairs, 30), pairs, k=4)
+    for i, (u, v) in enumerate(pairs.T.tolist()):
+        assert (u, v) not in set(map(tuple, edges[:, ptr[i]:ptr[i + 1]].T.tolist()))
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(5, 14), p=st.floats(0.15, 0.5), seed=st.integers(0, 10_000), k=st.integers(2, 4))
+def test_drnl_labels_equal_networkx(n, p, seed, k):
+    graph = random_graph(n, p, seed=seed)
+    pairs = undirected_pairs(graph.edge_index)
+    links = _all_links(n, pairs, np.random.default_rng(seed), num_neg=5)
+    s = extract_subgraphs(to_csr(pairs, n), links, np.zeros(links.shape[1]), extractor=Extractor.PATH, k=k)
+    for i, (u, v) in enumerate(links.T.tolist()):
+        nodes = s.nodes[s.node_ptr[i]:s.node_ptr[i + 1]]
+        assert nodes[0] == u and nodes[1] == v
+        edges = set(map(tuple, s.edges[:, s.edge_ptr[i]:s.edge_ptr[i + 1]].T.tolist()))
+        ref = drnl_nx(set(nodes.tolist()), edges, u, v)
+        got = dict(zip(nodes.tolist(), s.z[s.node_ptr[i]:s.node_ptr[i + 1]].tolist()))
+        assert got == ref
+        local = s.local_edges[:, s.edge_ptr[i]:s.edge_ptr[i + 1]]
+        assert set(zip(nodes[local[0]].tolist(), nodes[local[1]].tolist())) == edges
+
+
+def test_bad_k_and_links():
+    adj = to_csr(np.array([[0, 1], [1, 2]]), 3)
+    for k in (1, 7):
+        with pytest.raises(ValueError, match="'k' must be in 2..6"):
+            path_subgraph_edges(adj, np.array([[0], [2]]), k=k)
+    with pytest.raises(ValueError, match="self-loop"):
+        path_subgraph_edges(adj, np.array([[1], [1]]), k=2)
+    with pytest.raises(ValueError, match="must lie in"):
+        path_subgraph_edges(adj, np.array([[0], [9]]), k=2)

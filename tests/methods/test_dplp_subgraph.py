@@ -1,0 +1,82 @@
+import numpy as np
+import pytest
+
+from graphpriv.data.graph import to_csr
+from graphpriv.data.splits import link_split
+from graphpriv.errors import BudgetExceededError, ConfigError
+from graphpriv.experiments.registry import make_config
+from graphpriv.methods.dplp_subgraph import DPLPConfig, dependency_bound, run
+from graphpriv.privacy.accountant import GraphRdpAccountant
+from graphpriv.testing.graphs import random_graph
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return random_graph(150, 0.06, seed=7)
+
+
+def test_private_run_reports_guarantee_and_bounds(graph):
+    cfg = make_config("dplp-ps", {"epsilon": 2.0, "theta": 4, "k": 3, "epochs": 3, "batch_size": 32})
+    result = run(cfg, graph, seed=0, method="dplp-ps")
+    p = result.privacy
+    assert p is not None and p.unit == "edge" and p.accounting == "rigorous"
+    assert p.epsilon <= 2.0 and p.epsilon > 1.9
+    assert p.delta == 1e-5 and p.phases[0].steps == result.info["steps"]
+    assert result.info["empirical_max_lsn"] <= result.info["dependency_bound_M"]
+    assert result.info["group_size"] == result.info["dependency_bound_M"] + 1
+    assert 0.0 <= result.metrics["test_auc"] <= 1.0
+    assert "edge-level" in result.privacy_statement
+
+
+def test_paper_mode_uses_paper_bound_and_effective_rate(graph):
+    cfg = make_config("dplp-ps", {"epsilon": 4.0, "theta": 4, "k": 3, "epochs": 2, "batch_size": 32,
+                                  "accounting": "paper"})
+    result = run(cfg, graph, seed=0, method="dplp-ps")
+    assert result.privacy.accounting == "paper"
+    assert result.info["dependency_bound_M"] == dependency_bound(cfg)
+    assert result.info["group_size"] == result.info["dependency_bound_M"]
+    assert "EffectiveRateWorGaussian" in result.privacy.phases[0].events[0]
+
+
+def test_seal_is_non_private_and_runs_through_the_same_code(graph):
+    cfg = make_config("seal", {"epochs": 2})
+    result = run(cfg, graph, seed=1, method="seal")
+    assert result.privacy is None and "non-private" in result.privacy_statement
+    assert result.config["project"] is False
+
+
+def test_same_seed_same_result(graph):
+    cfg = make_config("dplp-ps", {"epochs": 2, "batch_size": 32})
+    a, b = (run(cfg, graph, seed=3, method="dplp-ps") for _ in range(2))
+    assert a.metrics == b.metrics
+
+
+@pytest.mark.parametrize("overrides,match", [
+    ({"theta": 0}, "theta"), ({"k": 1}, "k"), ({"k": 7}, "k"), ({"h": 0}, "h"),
+    ({"epsilon": -1}, "epsilon"), ({"delta": 1.5}, "delta"), ({"bogus": 1}, "unknown setting"),
+])
+def test_bad_config_fails_before_work(overrides, match):
+    with pytest.raises(ConfigError, match=match):
+        make_config("dplp-ps", overrides)
+
+
+def test_batch_larger_than_training_set(graph):
+    with pytest.raises(ConfigError, match="exceeds the .* training examples"):
+        run(make_config("dplp-ps", {"batch_size": 100_000}), graph, seed=0)
+
+
+def test_epsilon_too_small_for_steps_fails_before_training(graph, monkeypatch):
+    called = []
+    import graphpriv.methods.dplp_subgraph as mod
+
+    monkeypatch.setattr(mod, "extract_subgraphs", lambda *a, **k: called.append(1))
+    with pytest.raises(BudgetExceededError, match="cannot be met"):
+        run(make_config("dplp-ps", {"epsilon": 1e-6, "epochs": 500}), graph, seed=0)
+    assert not called, "subgraphs were extracted before the budget check"
+
+
+def test_training_graph_excludes_held_out_edges(graph):
+    split = link_split(graph, seed=0)
+    adj = to_csr(split.train_edge_index, graph.num_nodes)
+    for pos in (split.val_pos, split.test_pos):
+        assert adj[pos[0], pos[1]].sum() == 0
