@@ -1,0 +1,39 @@
+# graphpriv: `make demo` runs the main job, `make test` the test suite; both set up .venv first.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SHARED_DATA := $(abspath ../shared/datasets)
+ifneq ($(wildcard $(SHARED_DATA)),)
+export GRAPHPRIV_DATA ?= $(SHARED_DATA)
+endif
+export NUMBA_CACHE_DIR ?= $(abspath .numba-cache)
+
+.PHONY: setup demo test reproduce bench clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e ".[test]"
+	touch $@
+
+setup: $(BIN)/.installed
+
+demo: setup
+	$(BIN)/graphpriv run dplp-ps --dataset usair --epsilon 4 --seed 0
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+reproduce: setup
+	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m graphpriv.experiments.tables usair-eps4 --seeds 5 --store runs/reproduction.sqlite
+
+bench: setup
+	$(BIN)/python benchmarks/bench_path_extraction.py --dataset usair --theta 40 --k 2
+	$(BIN)/python benchmarks/bench_path_extraction.py --dataset yeast --theta 40 --k 4 --sample 100
+	$(BIN)/python benchmarks/bench_dpsgd_step.py
+
+clean:
+	rm -rf $(VENV) .numba-cache .pytest_cache runs
