@@ -51,14 +51,14 @@ class DPLPConfig(MethodConfig):
     extractor: Extractor = Extractor.PATH
     k: int = Field(2, ge=2, le=6, description="path length bound (path subgraphs)")
     h: int = Field(1, ge=1, description="hops (neighbourhood subgraphs)")
-    theta: int = Field(5, ge=1, description="degree bound of the projection")
+    theta: int = Field(8, ge=1, description="degree bound of the projection")
     project: bool = True
     lam: float = Field(1.0, ge=0, description="negative sampling rate lambda")
     max_grad_norm: float = Field(1.0, gt=0)
     batch_size: int = Field(128, ge=1)
     epochs: int = Field(50, ge=1)
     lr: float = Field(0.01, gt=0)
-    momentum: float = Field(0.9, ge=0, lt=1)
+    momentum: float = Field(0.0, ge=0, lt=1)
     optimizer: str = Field("sgd", pattern="^(sgd|adam)$")
     hidden: int = Field(32, ge=1)
     dropout: float = Field(0.5, ge=0, lt=1)
