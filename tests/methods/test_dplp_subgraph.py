@@ -1,12 +1,10 @@
-import numpy as np
 import pytest
 
 from graphpriv.data.graph import to_csr
 from graphpriv.data.splits import link_split
 from graphpriv.errors import BudgetExceededError, ConfigError
 from graphpriv.experiments.registry import make_config
-from graphpriv.methods.dplp_subgraph import DPLPConfig, dependency_bound, run
-from graphpriv.privacy.accountant import GraphRdpAccountant
+from graphpriv.methods.dplp_subgraph import dependency_bound, run
 from graphpriv.testing.graphs import random_graph
 
 

@@ -9,7 +9,7 @@ from graphpriv.linkpred.examples import training_links
 from graphpriv.linkpred.projection import project_degree
 from graphpriv.linkpred.subgraphs import Extractor, extract_subgraphs
 from graphpriv.privacy.sensitivity import (
-    _eq6_fixed,
+    eq6,
     group_size,
     neighbourhood_bound,
     path_bound,
@@ -26,7 +26,7 @@ def test_known_values():
     for theta in (2, 3, 7, 40):
         for lam in (0.5, 1.0, 2.0):
             for k in (3, 5):  # odd k: the spec's fixed Eq. 6
-                assert path_bound(k, theta, lam) == int(np.ceil(_eq6_fixed(k, theta, lam)))
+                assert path_bound(k, theta, lam) == int(np.ceil(eq6(theta, lam, h=(k - 1) // 2)))
             assert path_bound(4, theta, lam) >= path_bound(3, theta, lam)
             assert path_bound(6, theta, lam) >= path_bound(5, theta, lam)
             assert path_bound_paper(k=4, theta=theta, lam=lam) >= path_bound(4, theta, lam)
@@ -117,5 +117,5 @@ def test_spec_formula_for_even_k_is_violated():
         pairs = project_degree(undirected_pairs(graph.edge_index), graph.num_nodes, theta=4, rng=rng)
         links, _ = training_links(pairs, graph.num_nodes, lam=1.0, theta=4, rng=rng)
         worst = max(worst, _brute_force_max_lsn(pairs, graph.num_nodes, links, Extractor.PATH, 4, 1, 4))
-    assert worst > _eq6_fixed(4, 4, 1.0)
+    assert worst > eq6(4, 1.0, h=(4 - 1) // 2)
     assert worst <= path_bound(4, 4, 1.0)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from torch_geometric.data import Data
 
-from graphpriv.data.fetch import candidates, locate
+from graphpriv.data.fetch import locate
 from graphpriv.data.files import load_graph_file
 from graphpriv.data.graph import clean_graph, num_undirected_edges, to_csr, undirected_pairs
 from graphpriv.data.registry import REGISTRY, DatasetSpec

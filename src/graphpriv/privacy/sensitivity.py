@@ -78,16 +78,11 @@ def path_bound_paper(k: int, theta: int, lam: float = 1.0) -> int:
         raise ValueError(f"'k' must be in 2..6 (got {k})")
     if k == 2:
         return 2 * theta
-    h = (k + 1) // 2
-    value = (sum(2 * lam * theta ** (i + 1) for i in range(h))
-             + theta**h * min((1 + lam) * theta, theta**h)
-             + 2 * sum(min(theta ** (h + 1), theta**i) for i in range(1, h + 1)))
-    return math.ceil(value)
+    return math.ceil(eq6(theta, lam, h=(k + 1) // 2))
 
 
-def _eq6_fixed(k: int, theta: int, lam: float) -> float:
-    """Eq. 6 with the spec's h = floor((k - 1) / 2) (used by tests: equals path_bound for odd k)."""
-    h = (k - 1) // 2
+def eq6(theta: int, lam: float, *, h: int) -> float:
+    """The right-hand side of Theorem 1 (Eq. 6) for a given h (the paper's and the spec's h differ)."""
     return (sum(2 * lam * theta ** (i + 1) for i in range(h))
             + theta**h * min((1 + lam) * theta, theta**h)
             + 2 * sum(min(theta ** (h + 1), theta**i) for i in range(1, h + 1)))
