@@ -78,3 +78,16 @@ def test_training_graph_excludes_held_out_edges(graph):
     adj = to_csr(split.train_edge_index, graph.num_nodes)
     for pos in (split.val_pos, split.test_pos):
         assert adj[pos[0], pos[1]].sum() == 0
+
+
+def test_cn_baseline_matches_direct_count(graph):
+    from graphpriv.experiments.runner import run_method  # noqa: F401  (registry import path)
+    from graphpriv.methods.heuristic import CommonNeighboursConfig, common_neighbours, run as run_cn
+
+    result = run_cn(CommonNeighboursConfig(), graph, seed=0)
+    split = link_split(graph, seed=0)
+    adj = to_csr(split.train_edge_index, graph.num_nodes)
+    u, v = split.test_pos[:, 0]
+    assert common_neighbours(adj, split.test_pos[:, :1])[0] == len(
+        set(adj[u].indices) & set(adj[v].indices))
+    assert result.privacy is None and 0 <= result.metrics["test_auc"] <= 1
