@@ -73,14 +73,7 @@ class GraphRdpAccountant(rdp.RdpAccountant):
             if do_compose:
                 self._rdp += count * np.minimum(event.epsilon, self._orders * event.epsilon**2 / 2)
             return None
-        if isinstance(event, dp_event.SelfComposedDpEvent):
-            return self._maybe_compose(event.event, event.count * count, do_compose)
-        if isinstance(event, dp_event.ComposedDpEvent):
-            for sub in event.events:
-                error = self._maybe_compose(sub, count, do_compose)
-                if error is not None:
-                    return error
-            return None
+        # composed events recurse through the parent, which calls this override for each part
         return super()._maybe_compose(event, count, do_compose)
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import enum
 
-from dp_accounting import NeighboringRelation
-
 
 class PrivacyUnit(str, enum.Enum):
     """What a neighbouring dataset differs by.
@@ -22,15 +20,6 @@ class PrivacyUnit(str, enum.Enum):
     def description(self) -> str:
         """One line a report can print."""
         return _DESCRIPTIONS[self]
-
-    @property
-    def relation(self) -> NeighboringRelation:
-        """The dp-accounting relation of the released records' sequence under this unit.
-
-        Graph-level events (:mod:`graphpriv.privacy.events`) carry their own group structure and
-        are analysed under add/remove of one unit.
-        """
-        return NeighboringRelation.ADD_OR_REMOVE_ONE
 
 
 _DESCRIPTIONS = {
