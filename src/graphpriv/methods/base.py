@@ -42,7 +42,7 @@ class Result(BaseModel):
         if self.privacy is None:
             return "non-private: no differential-privacy guarantee"
         p = self.privacy
-        return f"({p.epsilon:.4g}, {p.delta:g})-DP, {p.unit}-level, {p.accounting} accounting"
+        return f"({p.epsilon:.4f}, {p.delta:g})-DP, {p.unit}-level, {p.accounting} accounting"
 
 
 class Progress(Protocol):
