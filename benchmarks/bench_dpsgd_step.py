@@ -20,8 +20,8 @@ from graphpriv.linkpred.drnl import max_drnl_label
 from graphpriv.linkpred.examples import training_links
 from graphpriv.linkpred.projection import project_degree
 from graphpriv.linkpred.subgraphs import Extractor, collate_dense, extract_subgraphs
-from graphpriv.nn.subgraph_gnn import SubgraphGCN, bce_loss
-from graphpriv.privacy.engine import clip_per_sample, per_sample_gradients
+from graphpriv.nn.subgraph_gnn import SubgraphGNN, bce_loss
+from graphpriv.privacy.engine import clipped_gradient_sum
 
 
 def loop_clipped(model, inputs, y, c):
@@ -43,6 +43,7 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=2)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--buckets", type=int, default=4, help="size buckets for the vectorized path")
     args = parser.parse_args()
     data = load(args.dataset)
     rng = np.random.default_rng(0)
@@ -51,12 +52,16 @@ def main() -> None:
     subgraphs = extract_subgraphs(to_csr(pairs, data.num_nodes), links, labels, extractor=Extractor.PATH, k=args.k)
     cap = max_drnl_label(args.k)
     torch.manual_seed(0)
-    model = SubgraphGCN(cap + 1, num_layers=args.k, dropout=0.0)
-    inputs, y = collate_dense(subgraphs, np.arange(args.batch), max_label=cap)
+    model = SubgraphGNN(cap + 1, num_layers=args.k, dropout=0.0)
+    batch = torch.from_numpy(np.random.default_rng(1).choice(len(subgraphs), args.batch, replace=False))
+    inputs, y = collate_dense(subgraphs, batch, max_label=cap)
+    sizes = torch.from_numpy(subgraphs.num_nodes_per_subgraph)
+
+    def collate(idx):
+        return collate_dense(subgraphs, idx, max_label=cap)
 
     def vectorized():
-        grads, _ = per_sample_gradients(model, bce_loss, inputs, y)
-        return clip_per_sample(grads, 1.0)[0]
+        return clipped_gradient_sum(model, bce_loss, collate, batch, 1.0, sizes=sizes, buckets=args.buckets)[0]
 
     timings = {}
     for name, fn in (("vectorized", vectorized), ("loop", lambda: loop_clipped(model, inputs, y, 1.0))):
@@ -68,12 +73,12 @@ def main() -> None:
         if name == "vectorized":
             ours = result
     for n, g in loop_clipped(model, inputs, y, 1.0).items():
-        torch.testing.assert_close(ours[n], g, atol=1e-5, rtol=1e-4)
+        torch.testing.assert_close(ours[n], g.sum(0), atol=1e-4, rtol=1e-4)
     print(f"dataset={args.dataset} theta={args.theta} k={args.k} batch={args.batch} "
-          f"padded nodes={inputs[0].shape[1]}")
-    print(f"vectorized (torch.func vmap): {timings['vectorized'] * 1e3:.1f} ms/step")
+          f"largest subgraph in batch={inputs[0].shape[1]} nodes")
+    print(f"vectorized (torch.func vmap, {args.buckets} size buckets): {timings['vectorized'] * 1e3:.1f} ms/step")
     print(f"loop over single examples:    {timings['loop'] * 1e3:.1f} ms/step")
-    print(f"speed ratio (loop / vectorized): {timings['loop'] / timings['vectorized']:.1f}x; clipped gradients agree to 1e-5")
+    print(f"speed ratio (loop / vectorized): {timings['loop'] / timings['vectorized']:.1f}x; summed clipped gradients agree to 1e-4")
     print(f"peak process RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 

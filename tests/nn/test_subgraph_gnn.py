@@ -4,7 +4,7 @@ import torch
 from graphpriv.data.graph import to_csr, undirected_pairs
 from graphpriv.linkpred.drnl import max_drnl_label
 from graphpriv.linkpred.subgraphs import Extractor, collate_dense, extract_subgraphs
-from graphpriv.nn.subgraph_gnn import SubgraphGCN, predict
+from graphpriv.nn.subgraph_gnn import SubgraphGNN, predict
 from graphpriv.testing.graphs import random_graph
 
 
@@ -19,7 +19,7 @@ def test_k2_path_model_is_a_function_of_the_common_neighbour_count():
     links = links[:, links[0] != links[1]]
     s = extract_subgraphs(adj, links, np.zeros(links.shape[1]), extractor=Extractor.PATH, k=2)
     torch.manual_seed(0)
-    model = SubgraphGCN(max_drnl_label(2) + 1, num_layers=2)
+    model = SubgraphGNN(max_drnl_label(2) + 1, num_layers=2)
     scores = predict(model, [collate_dense(s, np.arange(len(s)), max_label=max_drnl_label(2))[0]]).numpy()
     cn = np.asarray((adj @ adj)[links[0], links[1]]).ravel()
     assert np.array_equal(s.num_nodes_per_subgraph - 2, cn)

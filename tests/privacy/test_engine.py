@@ -8,7 +8,7 @@ from graphpriv.privacy.engine import DPSGD, clip_per_sample, per_sample_gradient
 from graphpriv.privacy.events import HypergeometricGroupGaussianDpEvent
 from graphpriv.privacy.sampling import PoissonSampler, WithoutReplacementSampler
 from graphpriv.privacy.units import PrivacyUnit
-from graphpriv.nn.subgraph_gnn import SubgraphGCN, bce_loss
+from graphpriv.nn.subgraph_gnn import SubgraphGNN, bce_loss
 from dp_accounting import dp_event
 
 
@@ -24,9 +24,10 @@ def padded_batch(batch=16, n=7, labels=6, seed=0):
     return (z, adj.clamp(max=1), mask), y
 
 
-def test_per_sample_gradients_equal_one_at_a_time_loop():
+@pytest.mark.parametrize("backbone", ["gcn", "sage", "gin", "dgcnn"])
+def test_per_sample_gradients_equal_one_at_a_time_loop(backbone):
     torch.manual_seed(0)
-    model = SubgraphGCN(6, hidden=8, num_layers=3, dropout=0.0)
+    model = SubgraphGNN(6, backbone=backbone, hidden=8, num_layers=3, dropout=0.0)
     inputs, y = padded_batch()
     grads, losses = per_sample_gradients(model, bce_loss, inputs, y)
     for i in range(y.numel()):
@@ -40,7 +41,7 @@ def test_per_sample_gradients_equal_one_at_a_time_loop():
 
 def test_padding_does_not_change_an_example_gradient():
     torch.manual_seed(1)
-    model = SubgraphGCN(6, hidden=8, num_layers=2, dropout=0.0)
+    model = SubgraphGNN(6, hidden=8, num_layers=2, dropout=0.0)
     (z, adj, mask), y = padded_batch(batch=1, n=5)
     pad = 4
     z2 = torch.nn.functional.pad(z, (0, pad))
@@ -105,3 +106,23 @@ def test_noise_level_and_ledger_spending():
     assert model.w.detach().std().item() == pytest.approx(expected, rel=0.1)
     report = ledger.report()
     assert report.phases[0].steps == steps and report.phases[0].noise_multiplier == 0.5
+
+
+def test_bucketed_sum_equals_unbucketed():
+    from graphpriv.privacy.engine import clipped_gradient_sum
+
+    torch.manual_seed(0)
+    model = SubgraphGNN(6, hidden=8, num_layers=2, dropout=0.0)
+    (z, adj, mask), y = padded_batch(batch=24, n=9, seed=3)
+    sizes = mask.sum(1)
+
+    def collate(idx):
+        n = int(sizes[idx].max())
+        return (z[idx, :n], adj[idx, :n, :n], mask[idx, :n]), y[idx]
+
+    idx = torch.arange(24)
+    one, _ = clipped_gradient_sum(model, bce_loss, collate, idx, 0.5)
+    four, losses = clipped_gradient_sum(model, bce_loss, collate, idx, 0.5, sizes=sizes, buckets=4)
+    assert losses.numel() == 24
+    for name in one:
+        torch.testing.assert_close(one[name], four[name], atol=1e-5, rtol=1e-5)

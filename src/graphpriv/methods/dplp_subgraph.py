@@ -32,7 +32,7 @@ from graphpriv.linkpred.examples import training_links
 from graphpriv.linkpred.projection import project_degree
 from graphpriv.linkpred.subgraphs import Extractor, SubgraphSet, collate_dense, extract_subgraphs
 from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
-from graphpriv.nn.subgraph_gnn import SubgraphGCN, bce_loss, predict
+from graphpriv.nn.subgraph_gnn import Backbone, SubgraphGNN, bce_loss, predict
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.calibration import calibrate_noise_multiplier
 from graphpriv.privacy.engine import DPSGD
@@ -60,12 +60,15 @@ class DPLPConfig(MethodConfig):
     lr: float = Field(0.01, gt=0)
     momentum: float = Field(0.0, ge=0, lt=1)
     optimizer: str = Field("sgd", pattern="^(sgd|adam)$")
+    backbone: Backbone = Backbone.GCN
+    sort_k: int = Field(10, ge=10, description="DGCNN SortPooling size (fixed: a data-dependent k would leak)")
     hidden: int = Field(32, ge=1)
     dropout: float = Field(0.5, ge=0, lt=1)
     accounting: Accounting = Accounting.RIGOROUS
     val_ratio: float = Field(0.05, ge=0, lt=1)
     test_ratio: float = Field(0.10, gt=0, lt=1)
     eval_batch_size: int = Field(256, ge=1)
+    buckets: int = Field(4, ge=1, description="size buckets per DP-SGD batch (speed only)")
 
 
 def dependency_bound(config: DPLPConfig) -> int:
@@ -82,7 +85,7 @@ def _label_cap(config: DPLPConfig) -> int:
     return max_drnl_label(config.k if config.extractor is Extractor.PATH else 4 * config.h)
 
 
-def _auc(model: SubgraphGCN, subgraphs: SubgraphSet, config: DPLPConfig, cap: int) -> float:
+def _auc(model: SubgraphGNN, subgraphs: SubgraphSet, config: DPLPConfig, cap: int) -> float:
     chunks = np.array_split(np.arange(len(subgraphs)), max(1, math.ceil(len(subgraphs) / config.eval_batch_size)))
     scores = predict(model, (collate_dense(subgraphs, c, max_label=cap)[0] for c in chunks))
     return float(roc_auc_score(subgraphs.labels, scores.numpy()))
@@ -133,7 +136,9 @@ class _Selector:
 def _train_private(model, train_set, config, cap, sampler, engine_args, val_set, steps, per_epoch,
                    progress: Progress) -> _Selector:
     engine = DPSGD(model, _optimizer(model, config), sampler, loss_fn=bce_loss,
-                   collate=lambda idx: collate_dense(train_set, idx, max_label=cap), **engine_args)
+                   collate=lambda idx: collate_dense(train_set, idx, max_label=cap),
+                   sizes=torch.from_numpy(train_set.num_nodes_per_subgraph), buckets=config.buckets,
+                   **engine_args)
     selector = _Selector(model)
     for step in range(1, steps + 1):
         model.train()
@@ -223,8 +228,9 @@ def run(config: DPLPConfig, data: Data, *, seed: int, method: str = "dplp-ps",
         eval_sets = _eval_sets(split, config)
     info["max_subgraph_nodes"] = int(train_set.num_nodes_per_subgraph.max())
     torch.manual_seed(seed)
-    model = SubgraphGCN(cap + 1, hidden=config.hidden, num_layers=config.k if config.extractor is Extractor.PATH else config.h,
-                        dropout=config.dropout)
+    model = SubgraphGNN(cap + 1, backbone=config.backbone, hidden=config.hidden, dropout=config.dropout,
+                        num_layers=config.k if config.extractor is Extractor.PATH else config.h,
+                        sort_k=config.sort_k)
     with timer.phase("training"):
         if config.private:
             selector = _train_private(model, train_set, config, cap, sampler, engine_args,
