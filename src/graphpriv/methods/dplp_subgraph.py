@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import math
+from typing import Annotated, Literal
 
 import numpy as np
 import torch
@@ -30,6 +31,7 @@ from graphpriv.linkpred.dependency import check_dependency_bound
 from graphpriv.linkpred.drnl import max_drnl_label
 from graphpriv.linkpred.examples import training_links
 from graphpriv.linkpred.projection import project_degree
+from graphpriv.methods.dplp_selection import select_k_theta
 from graphpriv.linkpred.subgraphs import Extractor, SubgraphSet, collate_dense, extract_subgraphs
 from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
 from graphpriv.nn.subgraph_gnn import Backbone, SubgraphGNN, bce_loss, predict
@@ -49,9 +51,12 @@ class DPLPConfig(MethodConfig):
     delta: float = Field(1e-5, gt=0, lt=1)
     private: bool = True
     extractor: Extractor = Extractor.PATH
-    k: int = Field(2, ge=2, le=6, description="path length bound (path subgraphs)")
+    k: Annotated[int, Field(ge=2, le=6)] | Literal["auto"] = Field(2, description="path length bound, or auto")
     h: int = Field(1, ge=1, description="hops (neighbourhood subgraphs)")
-    theta: int = Field(8, ge=1, description="degree bound of the projection")
+    theta: Annotated[int, Field(ge=1)] | Literal["auto"] = Field(8, description="degree bound, or auto")
+    k_candidates: tuple[int, ...] = (2, 3, 4)
+    theta_candidates: tuple[int, ...] = (5, 10, 15, 20, 30, 40, 60, 80, 100)
+    selection_fraction: float = Field(0.1, gt=0, lt=1, description="share of epsilon for auto selection")
     project: bool = True
     lam: float = Field(1.0, ge=0, description="negative sampling rate lambda")
     max_grad_norm: float = Field(1.0, gt=0)
@@ -91,8 +96,8 @@ def _auc(model: SubgraphGNN, subgraphs: SubgraphSet, config: DPLPConfig, cap: in
     return float(roc_auc_score(subgraphs.labels, scores.numpy()))
 
 
-def _eval_sets(split: LinkSplit, config: DPLPConfig) -> dict[str, SubgraphSet]:
-    adj = to_csr(split.train_edge_index, split.num_nodes)
+def _eval_sets(split: LinkSplit, config: DPLPConfig, graph_pairs: np.ndarray) -> dict[str, SubgraphSet]:
+    adj = to_csr(graph_pairs, split.num_nodes)
     out = {}
     for name, pos, neg in (("val", split.val_pos, split.val_neg), ("test", split.test_pos, split.test_neg)):
         links = np.concatenate([pos, neg], axis=1)
@@ -112,10 +117,14 @@ def _steps(config: DPLPConfig, num_examples: int) -> tuple[int, int]:
     return per_epoch, per_epoch * config.epochs
 
 
-def _calibrate(config: DPLPConfig, sampler: WithoutReplacementSampler, k_group: int, steps: int) -> float:
+def _calibrate(config: DPLPConfig, sampler: WithoutReplacementSampler, k_group: int, steps: int,
+               spent: dp_event.DpEvent | None = None) -> float:
+    """Training noise so that ``spent`` (e.g. the selection) composed with all steps meets epsilon."""
+
     def whole_run(z: float) -> dp_event.DpEvent:
         step = sampler.step_event(z, group_size=k_group, accounting=config.accounting)
-        return dp_event.SelfComposedDpEvent(step, steps)
+        training = dp_event.SelfComposedDpEvent(step, steps)
+        return training if spent is None else dp_event.ComposedDpEvent([spent, training])
 
     return calibrate_noise_multiplier(whole_run, target_epsilon=config.epsilon, delta=config.delta)
 
@@ -176,45 +185,86 @@ def _training_graph(config: DPLPConfig, split: LinkSplit, rng: np.random.Generat
     return project_degree(split.train_edge_index, split.num_nodes, theta=config.theta, rng=rng)
 
 
+def _select(config: DPLPConfig, split: LinkSplit, ledger: Ledger, generator: torch.Generator):
+    """Resolve ``auto`` k / theta privately; returns (resolved config, selection event, info)."""
+    if not config.private or config.extractor is not Extractor.PATH:
+        raise ConfigError("k=auto / theta=auto is private selection for path subgraphs (dplp-ps) only")
+    frac = config.selection_fraction
+    selection = select_k_theta(
+        split.train_edge_index, split.num_nodes,
+        k_candidates=config.k_candidates if config.k == "auto" else (config.k,),
+        theta_candidates=config.theta_candidates if config.theta == "auto" else (config.theta,),
+        epsilon_selection=frac * config.epsilon, epsilon_train=(1 - frac) * config.epsilon,
+        delta=config.delta, lam=config.lam, batch_size=config.batch_size, epochs=config.epochs,
+        generator=generator)
+    ledger.spend(selection.event, phase="selection", noise_multiplier=selection.noise_multiplier)
+    info = {"selected_k": selection.k, "selected_theta": selection.theta,
+            "selection_noisy_num_edges": selection.noisy_num_edges}
+    return config.model_copy(update={"k": selection.k, "theta": selection.theta}), selection.event, info
+
+
 def run(config: DPLPConfig, data: Data, *, seed: int, method: str = "dplp-ps",
         progress: Progress = no_progress) -> Result:
     """Train a subgraph GNN link predictor (privately when ``config.private``) and test it.
 
     Args:
-        config: Hyperparameters. data: Cleaned graph (``Data``). seed: Seeds the split (shared by
-            all methods for a seed), projection, negatives, initialisation, batches and noise.
+        config: Hyperparameters (``k``/``theta`` may be ``"auto"``: private selection with
+            ``selection_fraction`` of epsilon). data: Cleaned graph. seed: Seeds the split (shared
+            by all methods for a seed), projection, negatives, initialisation, batches and noise.
         method: Method id recorded in the result. progress: Training progress callback.
 
     Returns:
-        :class:`Result` with ``test_auc``, ``val_auc``, the privacy report (private runs) and info
-        (M, group size, empirical max |LSN|, noise multiplier, sizes).
+        :class:`Result` with ``test_auc``, ``val_auc``, the privacy report (private runs: phases
+        ``selection`` when used, and ``training``) and info (M, group size, empirical max |LSN|,
+        noise multiplier, sizes).
 
     Raises:
-        ConfigError: batch larger than the training set. BudgetExceededError: epsilon too small
-            for the number of steps. SensitivityError: empirical dependency above the bound.
+        ConfigError: batch larger than the training set, auto without privacy.
+        BudgetExceededError: epsilon too small for the number of steps.
+        SensitivityError: empirical dependency above the bound.
     """
     timer = Timer()
     with timer.phase("split"):
         split = link_split(data, val_ratio=config.val_ratio, test_ratio=config.test_ratio, seed=seed)
+    ledger = Ledger(PrivacyUnit.EDGE, delta=config.delta, accounting=config.accounting)
+    spent, info = None, {}
+    if config.k == "auto" or config.theta == "auto":
+        with timer.phase("selection"):
+            config, spent, info = _select(config, split, ledger, torch.Generator().manual_seed(seed * 1000 + 7))
     rng = np.random.default_rng([seed, 1])
     with timer.phase("projection"):
         pairs = _training_graph(config, split, rng)
-        links, labels = training_links(pairs, split.num_nodes, lam=config.lam, theta=config.theta, rng=rng)
+    return fit_and_evaluate(config, split, pairs, split.train_edge_index, seed=seed, method=method,
+                            ledger=ledger, spent=spent, info=info, timer=timer, progress=progress,
+                            rng=rng, dataset=str(data.name))
+
+
+def fit_and_evaluate(config: DPLPConfig, split: LinkSplit, pairs: np.ndarray, eval_pairs: np.ndarray, *,
+                     seed: int, method: str, ledger: Ledger, spent: dp_event.DpEvent | None, info: dict,
+                     timer: Timer, progress: Progress, rng: np.random.Generator, dataset: str) -> Result:
+    """Build training examples on ``pairs``, train, select the epoch on validation, test.
+
+    Args:
+        pairs: Training graph ``[2, E]`` (projected for DPLP). eval_pairs: Graph the val/test
+            subgraphs are extracted from (the training graph, or a released perturbed graph).
+        ledger / spent: budget already spent (selection, perturbation) that training composes with.
+    """
+    cap_theta = config.theta if config.project else split.num_nodes  # the negative cap needs the projection
+    links, labels = training_links(pairs, split.num_nodes, lam=config.lam, theta=cap_theta, rng=rng)
     num_examples = links.shape[1]
     if config.batch_size > num_examples:
         raise ConfigError(f"batch_size={config.batch_size} exceeds the {num_examples} training "
                           "examples; lower the batch size")
     per_epoch, steps = _steps(config, num_examples)
     gens = [torch.Generator().manual_seed(seed * 1000 + i) for i in range(3)]
-    info: dict = {"train_edges": int(split.train_edge_index.shape[1]), "projected_edges": int(pairs.shape[1]),
-                  "num_train_examples": num_examples, "steps": steps, "epochs": config.epochs}
-    ledger = Ledger(PrivacyUnit.EDGE, delta=config.delta, accounting=config.accounting)
+    info.update({"train_edges": int(split.train_edge_index.shape[1]), "projected_edges": int(pairs.shape[1]),
+                 "num_train_examples": num_examples, "steps": steps, "epochs": config.epochs})
     if config.private:
         sampler = WithoutReplacementSampler(num_examples, config.batch_size, generator=gens[1])
         bound = dependency_bound(config)
         k_group = group_size(bound) if config.accounting is Accounting.RIGOROUS else bound
         with timer.phase("calibration"):
-            z = _calibrate(config, sampler, k_group, steps)
+            z = _calibrate(config, sampler, k_group, steps, spent=spent)
         engine_args = dict(noise_multiplier=z, max_grad_norm=config.max_grad_norm, group_size=k_group,
                            ledger=ledger, generator=gens[2], accounting=config.accounting)
         info.update(dependency_bound_M=bound, group_size=k_group, noise_multiplier=z,
@@ -225,7 +275,7 @@ def run(config: DPLPConfig, data: Data, *, seed: int, method: str = "dplp-ps",
                                       extractor=config.extractor, k=config.k, h=config.h)
         if config.private:
             info["empirical_max_lsn"] = check_dependency_bound(train_set, split.num_nodes, bound)
-        eval_sets = _eval_sets(split, config)
+        eval_sets = _eval_sets(split, config, eval_pairs)
     info["max_subgraph_nodes"] = int(train_set.num_nodes_per_subgraph.max())
     torch.manual_seed(seed)
     model = SubgraphGNN(cap + 1, backbone=config.backbone, hidden=config.hidden, dropout=config.dropout,
@@ -242,8 +292,9 @@ def run(config: DPLPConfig, data: Data, *, seed: int, method: str = "dplp-ps",
         model.load_state_dict(selector.state)
         test_auc = _auc(model, eval_sets["test"], config, cap)
     info["best_epoch"] = selector.best_epoch
-    report = ledger.report(target_epsilon=config.epsilon, notes=_notes(config)) if config.private else None
-    return Result(method=method, dataset=str(data.name), seed=seed, config=config.model_dump(mode="json"),
+    spent_any = config.private or bool(ledger.report().phases)
+    report = ledger.report(target_epsilon=config.epsilon, notes=_notes(config)) if spent_any else None
+    return Result(method=method, dataset=dataset, seed=seed, config=config.model_dump(mode="json"),
                   metrics={"test_auc": test_auc, "val_auc": selector.best_auc}, privacy=report,
                   timings=timer.finish(), info=info)
 
