@@ -7,7 +7,7 @@ from typing import Any
 
 from graphpriv.errors import ConfigError
 from graphpriv.linkpred.subgraphs import Extractor
-from graphpriv.methods import dplp_subgraph, heuristic
+from graphpriv.methods import dplp_subgraph, heuristic, lapgraph_sgnn
 from graphpriv.methods.base import MethodConfig, RunFn
 
 
@@ -33,6 +33,9 @@ _METHODS = [
                {"extractor": Extractor.NEIGHBOURHOOD, "private": False, "project": False, "h": 1,
                 "optimizer": "adam", "lr": 0.001, "dropout": 0.5},
                "SEAL: the same subgraph GCN on 1-hop enclosing subgraphs, no DP (Zhang & Chen 2018)"),
+    MethodSpec("lapgraph-sgnn", lapgraph_sgnn.LapGraphConfig, lapgraph_sgnn.run,
+               {"extractor": Extractor.NEIGHBOURHOOD, "h": 1, "optimizer": "adam", "lr": 0.001},
+               "LapGraph-perturbed training graph (edge-level DP), then the non-private SGNN"),
     MethodSpec("cn", heuristic.CommonNeighboursConfig, heuristic.run, {},
                "common neighbours on the training graph, no DP (the ceiling of k = 2 path models)"),
 ]

@@ -12,6 +12,7 @@ from typing import Iterable
 import numpy as np
 from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
+from dp_accounting.pld.pld_privacy_accountant import PLDAccountant
 from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
 from graphpriv.errors import PrivacyError, UnsupportedMechanismError
@@ -90,9 +91,12 @@ class Ledger:
         delta: The run's delta, in (0, 1).
         accounting: Which analysis the run's events follow (``rigorous`` or ``paper``).
         neighboring_relation: Relation for standard dp-accounting events (default: add/remove).
+        accountant: ``"rdp"`` (:class:`GraphRdpAccountant`, default) or ``"pld"``
+            (dp-accounting's PLD accountant: tight for pure-DP events such as Laplace; it does not
+            know graphpriv's graph events and refuses them).
 
     Raises:
-        PrivacyError: delta outside (0, 1).
+        PrivacyError: delta outside (0, 1) or an unknown accountant.
     """
 
     def __init__(
@@ -102,8 +106,12 @@ class Ledger:
         delta: float,
         accounting: Accounting = Accounting.RIGOROUS,
         neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
+        accountant: str = "rdp",
     ) -> None:
         check_delta(delta)
+        if accountant not in ("rdp", "pld"):
+            raise PrivacyError(f"'accountant' must be 'rdp' or 'pld' (got {accountant!r})")
+        self.accountant = accountant
         self.unit = PrivacyUnit(unit)
         self.delta = delta
         self.accounting = Accounting(accounting)
@@ -132,7 +140,9 @@ class Ledger:
         if noise_multiplier is not None:
             self._noise[phase] = noise_multiplier
 
-    def _fresh(self) -> GraphRdpAccountant:
+    def _fresh(self) -> PrivacyAccountant:
+        if self.accountant == "pld":
+            return PLDAccountant(neighboring_relation=self.neighboring_relation)
         return GraphRdpAccountant(neighboring_relation=self.neighboring_relation)
 
     def _epsilon_of(self, entries: Iterable[list], delta: float) -> float:
@@ -164,6 +174,7 @@ class Ledger:
             unit=self.unit.value,
             relation=self.unit.description,
             accounting=self.accounting.value,
+            accountant=self.accountant,
             epsilon=self.epsilon(),
             delta=self.delta,
             target_epsilon=target_epsilon,
