@@ -12,7 +12,6 @@ trained on the released graph are post-processing.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from dp_accounting import dp_event
