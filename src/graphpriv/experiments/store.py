@@ -84,6 +84,15 @@ class ResultStore:
             rows = db.execute(sql + " ORDER BY id", tuple(where.values())).fetchall()
         return [Result.model_validate_json(r[0]) for r in rows]
 
+    def find(self, method: str, dataset: str, seed: int, config: dict[str, Any]) -> Result | None:
+        """The stored successful result of this exact run (same config hash), if any."""
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT result FROM runs WHERE status = 'ok' AND method = ? AND dataset = ? AND seed = ? "
+                "AND config_hash = ? ORDER BY id DESC LIMIT 1",
+                (method, dataset, seed, config_hash(config))).fetchone()
+        return Result.model_validate_json(row[0]) if row else None
+
     def count(self) -> int:
         """Number of stored rows (successful or not)."""
         with self._connect() as db:
