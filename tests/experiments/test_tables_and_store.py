@@ -1,0 +1,85 @@
+import pytest
+
+from graphpriv.experiments.plots import epsilon_curves, plot_epsilon_sweep
+from graphpriv.experiments.registry import make_config
+from graphpriv.experiments.store import ResultStore, config_hash
+from graphpriv.experiments.tables import TABLES, Row, TableSpec, run_table, to_markdown
+from graphpriv.methods.base import Result
+from graphpriv.privacy.report import PrivacyReport
+
+
+def _result(method="dplp-ps", seed=0, eps=1.0, auc=0.8, **config):
+    cfg = {"backbone": "gcn", "accounting": "rigorous", **config}
+    report = PrivacyReport(unit="edge", relation="r", accounting="rigorous", epsilon=eps * 0.99, delta=1e-5,
+                           target_epsilon=eps)
+    return Result(method=method, dataset="g", seed=seed, config=cfg, metrics={"test_auc": auc},
+                  privacy=report, timings={"total": 1.0})
+
+
+def test_store_find_and_config_hash(tmp_path):
+    store = ResultStore(tmp_path / "s.sqlite")
+    r = _result()
+    store.append(r)
+    assert store.find("dplp-ps", "g", 0, r.config).metrics == r.metrics
+    assert store.find("dplp-ps", "g", 1, r.config) is None
+    assert store.find("dplp-ps", "g", 0, {**r.config, "k": 3}) is None
+    assert config_hash({"a": 1, "b": 2}) == config_hash({"b": 2, "a": 1})
+    store.append_error("dplp-ps", "g", 2, r.config, "boom")
+    assert store.count() == 2 and len(store.results()) == 1
+
+
+def test_epsilon_curves_and_plot(tmp_path):
+    store = ResultStore(tmp_path / "s.sqlite")
+    for eps, auc in ((1.0, 0.7), (1.0, 0.72), (4.0, 0.9)):
+        store.append(_result(eps=eps, auc=auc))
+    store.append(_result(eps=4.0, auc=0.1, backbone="sage"))
+    curves = epsilon_curves(store, "dplp-ps", "g", backbone="gcn")
+    assert curves == {1.0: [0.7, 0.72], 4.0: [0.9]}
+    out = plot_epsilon_sweep(store, ["dplp-ps"], ["g"], tmp_path / "p.png", backbone="gcn")
+    assert out.stat().st_size > 1000
+
+
+def test_every_table_row_has_a_valid_config():
+    for spec in TABLES.values():
+        for row in spec.rows:
+            for dataset in spec.datasets:
+                make_config(row.method, row.settings(dataset))
+
+
+def test_run_table_reuses_stored_runs(tmp_path, monkeypatch):
+    calls = []
+
+    def fake(args):
+        method, dataset, seed, overrides, store = args
+        calls.append(seed)
+        r = _result(method="cn", seed=seed, auc=0.5 + seed / 10)
+        r = r.model_copy(update={"config": make_config("cn", overrides).model_dump(mode="json"), "privacy": None,
+                                 "dataset": dataset})
+        ResultStore(store).append(r)
+        return r
+
+    import graphpriv.experiments.tables as tables
+
+    monkeypatch.setattr(tables, "_run_cell", fake)
+    monkeypatch.setattr(tables, "ProcessPoolExecutor", _SerialPool)
+    spec = TableSpec("t", "t", ("g",), (Row("CN", "cn", paper={"g": 60.0}),), "test")
+    cells = run_table(spec, seeds=2, store=tmp_path / "s.sqlite")
+    assert calls == [0, 1]
+    run_table(spec, seeds=3, store=tmp_path / "s.sqlite")
+    assert calls == [0, 1, 2]
+    text = to_markdown(spec, cells, seeds=2, command="cmd")
+    assert "| CN | g | 55.00 ± 7.07 | 2 | 60.00 |" in text
+
+
+class _SerialPool:
+    def __init__(self, max_workers):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def map(self, fn, items):
+        return [fn(i) for i in items]
