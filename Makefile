@@ -28,7 +28,11 @@ test: setup
 
 reproduce: setup
 	$(BIN)/python -m pytest -q -m slow
-	$(BIN)/python -m graphpriv.experiments.tables usair-eps4 --seeds 5 --store runs/reproduction.sqlite
+	for t in usair-eps4 dplp-table2 dplp-table3 dplp-table4; do \
+	  $(BIN)/python -m graphpriv.experiments.tables $$t --seeds 3 --workers 2 --store runs/dplp.sqlite || exit 1; done
+	$(BIN)/python -m graphpriv.experiments.tables dplp-eps-sweep --seeds 2 --workers 2 --store runs/dplp.sqlite
+	$(BIN)/python -m graphpriv.experiments.plots --store runs/dplp.sqlite --methods dplp-ps lapgraph-sgnn \
+	  --datasets yeast usair celegans pb --epsilons 1 2.5 5 7.5 10 --out docs/dplp_eps_sweep.png
 
 bench: setup
 	$(BIN)/python benchmarks/bench_path_extraction.py --dataset usair --theta 40 --k 2
