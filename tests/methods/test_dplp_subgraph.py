@@ -91,3 +91,20 @@ def test_cn_baseline_matches_direct_count(graph):
     assert common_neighbours(adj, split.test_pos[:, :1])[0] == len(
         set(adj[u].indices) & set(adj[v].indices))
     assert result.privacy is None and 0 <= result.metrics["test_auc"] <= 1
+
+
+@pytest.mark.parametrize("backbone", ["sage", "gin", "dgcnn"])
+def test_every_backbone_trains_privately(graph, backbone):
+    cfg = make_config("dplp-ps", {"backbone": backbone, "epochs": 1, "batch_size": 32, "k": 3, "theta": 4})
+    result = run(cfg, graph, seed=0, method="dplp-ps")
+    assert result.config["backbone"] == backbone and result.privacy.epsilon <= 4.0
+    assert 0.0 <= result.metrics["test_auc"] <= 1.0
+
+
+def test_dplp_ns_uses_lemma_2(graph):
+    from graphpriv.privacy.sensitivity import neighbourhood_bound
+
+    cfg = make_config("dplp-ns", {"epochs": 1, "batch_size": 32, "theta": 3})
+    result = run(cfg, graph, seed=0, method="dplp-ns")
+    assert result.info["dependency_bound_M"] == neighbourhood_bound(1, 3, 1.0)
+    assert result.info["empirical_max_lsn"] <= result.info["dependency_bound_M"]
