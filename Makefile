@@ -28,9 +28,11 @@ test: setup
 
 reproduce: setup
 	$(BIN)/python -m pytest -q -m slow
-	for t in usair-eps4 dplp-table2 dplp-table3 dplp-table4; do \
-	  $(BIN)/python -m graphpriv.experiments.tables $$t --seeds 3 --workers 2 --store runs/dplp.sqlite || exit 1; done
-	$(BIN)/python -m graphpriv.experiments.tables dplp-eps-sweep --seeds 2 --workers 2 --store runs/dplp.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables dplp-table2 --seeds 3 --workers 2 --store runs/dplp.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables usair-eps4 --seeds 5 --workers 2 --store runs/dplp.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables dplp-table3 --seeds 2 --workers 2 --store runs/dplp.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables dplp-table4 --seeds 2 --workers 2 --store runs/dplp.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables dplp-eps-sweep --seeds 1 --workers 2 --store runs/dplp.sqlite
 	$(BIN)/python -m graphpriv.experiments.plots --store runs/dplp.sqlite --methods dplp-ps lapgraph-sgnn \
 	  --datasets yeast usair celegans pb --epsilons 1 2.5 5 7.5 10 --out docs/dplp_eps_sweep.png
 
