@@ -83,3 +83,12 @@ class _SerialPool:
 
     def map(self, fn, items):
         return [fn(i) for i in items]
+
+
+def test_cells_capped_to_zero_seeds_are_left_out(tmp_path, monkeypatch):
+    import graphpriv.experiments.tables as tables
+
+    monkeypatch.setattr(tables, "ProcessPoolExecutor", _SerialPool)
+    monkeypatch.setattr(tables, "_run_cell", lambda args: (_ for _ in ()).throw(AssertionError("ran")))
+    spec = TableSpec("t", "t", ("g",), (Row("CN", "cn", max_seeds={"g": 0}),), "test")
+    assert run_table(spec, seeds=2, store=tmp_path / "s.sqlite") == []

@@ -141,7 +141,7 @@ def run_table(spec: TableSpec, *, seeds: int, store: Path, workers: int = 1) -> 
         for (key, _), result in zip(todo, pool.map(_run_cell, [args for _, args in todo])):
             cells[key[:2]][key[2]] = result
             print(f"  {key[0]:40s} {key[1]:9s} seed {key[2]}: {100 * result.metrics[spec.metric]:.2f}", flush=True)
-    return [(row, d, cells[(row.label, d)]) for row in spec.rows for d in spec.datasets if cells[(row.label, d)]]
+    return [(row, d, cells[(row.label, d)]) for row in spec.rows for d in spec.datasets if cells.get((row.label, d))]
 
 
 def to_markdown(spec: TableSpec, cells, *, seeds: int, command: str) -> str:
