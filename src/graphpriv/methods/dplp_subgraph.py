@@ -292,7 +292,7 @@ def fit_and_evaluate(config: DPLPConfig, split: LinkSplit, pairs: np.ndarray, ev
         model.load_state_dict(selector.state)
         test_auc = _auc(model, eval_sets["test"], config, cap)
     info["best_epoch"] = selector.best_epoch
-    spent_any = config.private or bool(ledger.report().phases)
+    spent_any = config.private or bool(ledger.phases)
     report = ledger.report(target_epsilon=config.epsilon, notes=_notes(config)) if spent_any else None
     return Result(method=method, dataset=dataset, seed=seed, config=config.model_dump(mode="json"),
                   metrics={"test_auc": test_auc, "val_auc": selector.best_auc}, privacy=report,

@@ -140,6 +140,11 @@ class Ledger:
         if noise_multiplier is not None:
             self._noise[phase] = noise_multiplier
 
+    @property
+    def phases(self) -> list[str]:
+        """Names of the phases that spent budget so far, in order."""
+        return list(self._phases)
+
     def _fresh(self) -> PrivacyAccountant:
         if self.accountant == "pld":
             return PLDAccountant(neighboring_relation=self.neighboring_relation)
