@@ -55,3 +55,10 @@ def test_bad_input():
         lapgraph(np.array([[0], [1]]), 3, epsilon=0, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="count_fraction"):
         lapgraph(np.array([[0], [1]]), 3, epsilon=1, rng=np.random.default_rng(0), count_fraction=1.5)
+
+
+def test_lapgraph_sgnn_notes_describe_post_processing():
+    graph = random_graph(80, 0.1, seed=4)
+    result = run(make_config("lapgraph-sgnn", {"epsilon": 2.0, "epochs": 1}), graph, seed=0)
+    assert any("post-processing" in note for note in result.privacy.notes)
+    assert not any("sampler" in note for note in result.privacy.notes)

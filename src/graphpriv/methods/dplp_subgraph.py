@@ -300,6 +300,9 @@ def fit_and_evaluate(config: DPLPConfig, split: LinkSplit, pairs: np.ndarray, ev
 
 
 def _notes(config: DPLPConfig) -> list[str]:
+    if not config.private:
+        return ["the model is trained without noise on a graph released by the recorded phases: "
+                "post-processing of that release"]
     notes = ["sampler: fixed-size batches drawn uniformly without replacement, independently per step"]
     if config.accounting is Accounting.PAPER:
         notes.append("paper accounting: the DPLP paper's effective-rate rho with the WBK bound "
