@@ -39,7 +39,9 @@ reproduce: setup
 bench: setup
 	$(BIN)/python benchmarks/bench_path_extraction.py --dataset usair --theta 40 --k 2
 	$(BIN)/python benchmarks/bench_path_extraction.py --dataset yeast --theta 40 --k 4 --sample 100
-	$(BIN)/python benchmarks/bench_dpsgd_step.py
+	$(BIN)/python benchmarks/bench_dpsgd_step.py --dataset yeast --theta 8 --k 4
+	$(BIN)/python benchmarks/bench_dpsgd_step.py --dataset usair --theta 8 --k 2
+	$(BIN)/python benchmarks/bench_dpsgd_step.py --dataset yeast --theta 40 --k 3
 
 clean:
 	rm -rf $(VENV) .numba-cache .pytest_cache runs

@@ -3,7 +3,7 @@
 Both compute the clipped per-example gradients of the same batch of padded path subgraphs; the
 benchmark checks they agree and prints the time of each, their ratio and peak memory.
 
-    python benchmarks/bench_dpsgd_step.py --dataset yeast --theta 40 --k 2 --batch 128
+    python benchmarks/bench_dpsgd_step.py --dataset yeast --theta 8 --k 4 --batch 128
 """
 
 from __future__ import annotations
@@ -39,11 +39,11 @@ def loop_clipped(model, inputs, y, c):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="yeast")
-    parser.add_argument("--theta", type=int, default=40)
-    parser.add_argument("--k", type=int, default=2)
+    parser.add_argument("--theta", type=int, default=8)
+    parser.add_argument("--k", type=int, default=4)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--buckets", type=int, default=4, help="size buckets for the vectorized path")
+    parser.add_argument("--buckets", type=int, default=1, help="size buckets for the vectorized path")
     args = parser.parse_args()
     data = load(args.dataset)
     rng = np.random.default_rng(0)
