@@ -62,3 +62,10 @@ def test_lapgraph_sgnn_notes_describe_post_processing():
     result = run(make_config("lapgraph-sgnn", {"epsilon": 2.0, "epochs": 1}), graph, seed=0)
     assert any("post-processing" in note for note in result.privacy.notes)
     assert not any("sampler" in note for note in result.privacy.notes)
+
+
+def test_lapgraph_sgnn_records_the_requested_config():
+    graph = random_graph(80, 0.1, seed=5)
+    cfg = make_config("lapgraph-sgnn", {"epsilon": 2.0, "epochs": 1})
+    result = run(cfg, graph, seed=0)
+    assert result.config == cfg.model_dump(mode="json")

@@ -46,6 +46,8 @@ def run(config: LapGraphConfig, data: Data, *, seed: int, method: str = "lapgrap
     kept = np.isin(*(np.asarray(a[0]) * split.num_nodes + a[1] for a in (released, split.train_edge_index)))
     info = {"released_edges": int(released.shape[1]), "released_true_edges": int(kept.sum())}
     sgnn = config.model_copy(update={"private": False, "project": False})
-    return fit_and_evaluate(sgnn, split, released, released, seed=seed, method=method, ledger=ledger,
-                            spent=None, info=info, timer=timer, progress=progress, rng=rng,
-                            dataset=str(data.name))
+    result = fit_and_evaluate(sgnn, split, released, released, seed=seed, method=method, ledger=ledger,
+                              spent=None, info=info, timer=timer, progress=progress, rng=rng,
+                              dataset=str(data.name))
+    # record the configuration that was asked for (the store keys reruns on it)
+    return result.model_copy(update={"config": config.model_dump(mode="json")})
