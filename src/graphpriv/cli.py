@@ -157,8 +157,7 @@ def accountant(
         _fail(exc)
     out = {**setting.model_dump(mode="json"), "noise_multiplier": noise_multiplier, "epsilon": eps,
            "optimal_order": order, "sample_rate": batch_size / dataset_size,
-           "noise_std_per_unit_clip": noise_multiplier * (1 if setting.sampling.value == "poisson"
-                                                          else 2 * min(group_size, batch_size))}
+           "noise_std_per_unit_clip": noise_multiplier * setting.sampler().sensitivity(1.0, group_size)}
     if as_json:
         typer.echo(json.dumps(out))
         return

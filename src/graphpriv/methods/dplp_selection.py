@@ -21,8 +21,8 @@ import torch
 from dp_accounting import dp_event
 
 from graphpriv.privacy.calibration import calibrate_noise_multiplier
-from graphpriv.privacy.events import HypergeometricGroupGaussianDpEvent
 from graphpriv.privacy.mechanisms import gaussian_mechanism, gaussian_noise_multiplier
+from graphpriv.privacy.sampling import WithoutReplacementSampler
 from graphpriv.privacy.sensitivity import group_size, path_bound
 
 #: L2 sensitivity of the degree histogram under adding or removing one edge: 2 sqrt(2), attained
@@ -100,10 +100,10 @@ def selection_loss(noisy_hist: np.ndarray, bins: np.ndarray, *, k: int, theta: i
         return math.inf, math.inf
     steps = epochs * math.ceil(n_examples / batch_size)
     k_group = group_size(path_bound(k, theta, lam))
+    sampler = WithoutReplacementSampler(n_examples, batch_size, generator=torch.Generator())
     try:
         z = calibrate_noise_multiplier(
-            lambda x: dp_event.SelfComposedDpEvent(
-                HypergeometricGroupGaussianDpEvent(x, n_examples, batch_size, k_group), steps),
+            lambda x: dp_event.SelfComposedDpEvent(sampler.step_event(x, group_size=k_group), steps),
             target_epsilon=epsilon_train, delta=delta, tol=1e-2)
     except ValueError:
         return math.inf, math.inf

@@ -9,13 +9,14 @@ from __future__ import annotations
 import enum
 import math
 
+import torch
+
 from dp_accounting import dp_event
 from pydantic import BaseModel
 
 from graphpriv.privacy.accountant import GraphRdpAccountant, check_delta, check_epsilon
 from graphpriv.privacy.calibration import calibrate_noise_multiplier
-from graphpriv.privacy.events import EffectiveRateWorGaussianDpEvent, HypergeometricGroupGaussianDpEvent
-from graphpriv.privacy.analysis.effective_rate import effective_sampling_rate
+from graphpriv.privacy.sampling import PoissonSampler, WithoutReplacementSampler
 from graphpriv.privacy.units import Accounting
 
 
@@ -41,19 +42,17 @@ class DpSgdSetting(BaseModel):
     group_size: int = 1
     accounting: Accounting = Accounting.RIGOROUS
 
-    def event(self, noise_multiplier: float) -> dp_event.DpEvent:
-        """The whole run's event for ``noise_multiplier``."""
+    def sampler(self) -> PoissonSampler | WithoutReplacementSampler:
+        """The sampler DP-SGD would run; it decides the step's event and sensitivity."""
+        generator = torch.Generator()
         if self.sampling is Sampling.POISSON:
-            if self.group_size != 1:
-                raise ValueError("Poisson sampling is analysed for group_size = 1 only; use --sampling wor")
-            q = self.batch_size / self.dataset_size
-            step = dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(noise_multiplier))
-        elif self.accounting is Accounting.PAPER:
-            rho = effective_sampling_rate(self.dataset_size, self.group_size, self.batch_size)
-            step = EffectiveRateWorGaussianDpEvent(noise_multiplier, rho)
-        else:
-            step = HypergeometricGroupGaussianDpEvent(noise_multiplier, self.dataset_size,
-                                                      self.batch_size, self.group_size)
+            return PoissonSampler(self.dataset_size, self.batch_size / self.dataset_size, generator=generator)
+        return WithoutReplacementSampler(self.dataset_size, self.batch_size, generator=generator)
+
+    def event(self, noise_multiplier: float) -> dp_event.DpEvent:
+        """The whole run's event for ``noise_multiplier`` (the sampler's step event, composed)."""
+        step = self.sampler().step_event(noise_multiplier, group_size=self.group_size,
+                                         accounting=self.accounting)
         return dp_event.SelfComposedDpEvent(step, self.steps)
 
     def validate_sizes(self) -> None:
