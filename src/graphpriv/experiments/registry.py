@@ -7,7 +7,7 @@ from typing import Any
 
 from graphpriv.errors import ConfigError
 from graphpriv.linkpred.subgraphs import Extractor
-from graphpriv.methods import dplp_subgraph, heuristic, lapgraph_sgnn
+from graphpriv.methods import dplp_subgraph, heuristic, lapgraph_sgnn, publishing
 from graphpriv.methods.base import MethodConfig, RunFn
 
 
@@ -38,6 +38,14 @@ _METHODS = [
                "LapGraph-perturbed training graph (edge-level DP), then the non-private SGNN"),
     MethodSpec("cn", heuristic.CommonNeighboursConfig, heuristic.run, {},
                "common neighbours on the training graph, no DP (the ceiling of k = 2 path models)"),
+    MethodSpec("random-perturb", publishing.RandomPerturbConfig, publishing.run_random_perturb, {},
+               "publish: remove a fraction of edges, add as many random ones (no DP; PPGSL baseline)"),
+    MethodSpec("dice", publishing.DiceConfig, publishing.run_dice, {},
+               "publish: delete edges at sensitive nodes, add edges elsewhere (no DP; PPGSL baseline)"),
+    MethodSpec("edgerand", publishing.EdgeRandConfig, publishing.run_edgerand, {},
+               "publish: randomized response on every adjacency bit (edge-level DP; LinkTeller)"),
+    MethodSpec("lapgraph", publishing.LapGraphPublishConfig, publishing.run_lapgraph, {},
+               "publish: Laplace adjacency, top noisy |E| kept (edge-level DP; LinkTeller)"),
 ]
 
 METHODS: dict[str, MethodSpec] = {m.id: m for m in _METHODS}

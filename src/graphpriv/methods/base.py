@@ -6,7 +6,7 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from graphpriv.privacy.report import PrivacyReport
 
@@ -25,6 +25,7 @@ class Result(BaseModel):
         metrics: e.g. ``{"test_auc": 0.93}``. privacy: the :class:`PrivacyReport` (``None`` for a
             non-private method, which ``privacy_statement`` then says).
         timings: seconds per phase and ``total``. info: method-specific facts (bounds, sizes).
+        release: see :attr:`release`.
     """
 
     method: str
@@ -35,6 +36,19 @@ class Result(BaseModel):
     privacy: PrivacyReport | None = None
     timings: dict[str, float] = Field(default_factory=dict)
     info: dict[str, Any] = Field(default_factory=dict)
+    _release: Any = PrivateAttr(default=None)
+
+    @property
+    def release(self) -> Any:
+        """What the run released, when it is more than numbers: e.g. the published graph
+        (:class:`~graphpriv.attacks.graph.PublishedGraph`) of a graph-publishing method. Not
+        stored in the results database; ``graphpriv run ... --out FILE`` writes it."""
+        return self._release
+
+    def with_release(self, release: Any) -> "Result":
+        """Attach the released object; returns ``self``."""
+        self._release = release
+        return self
 
     @property
     def privacy_statement(self) -> str:

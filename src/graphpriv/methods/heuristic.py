@@ -14,6 +14,7 @@ from torch_geometric.data import Data
 
 from graphpriv.data.graph import to_csr
 from graphpriv.data.splits import link_split
+from graphpriv.linkpred.heuristics import common_neighbours
 from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
 
 
@@ -22,11 +23,6 @@ class CommonNeighboursConfig(MethodConfig):
 
     val_ratio: float = Field(0.05, ge=0, lt=1)
     test_ratio: float = Field(0.10, gt=0, lt=1)
-
-
-def common_neighbours(adj, pairs: np.ndarray) -> np.ndarray:
-    """CN score of each pair, ``[2, P] -> [P]`` (sparse A @ A, no dense N x N)."""
-    return np.asarray((adj @ adj)[pairs[0], pairs[1]]).ravel()
 
 
 def run(config: CommonNeighboursConfig, data: Data, *, seed: int, method: str = "cn",

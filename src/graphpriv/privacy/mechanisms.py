@@ -126,21 +126,44 @@ def gumbel_top_k(
     return torch.topk(noisy, k).indices, event
 
 
-def randomized_response_edges(
-    edge_index: np.ndarray, num_nodes: int, *, epsilon: float, rng: np.random.Generator
-) -> tuple[np.ndarray, dp_event.DpEvent]:
-    """Flip every upper-triangular adjacency bit with probability 1 / (1 + e^epsilon).
+def non_edge_offsets(edge_offsets: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """Positions of the non-edges of given ranks in a block whose edges sit at ``edge_offsets``.
 
-    Sparse: existing edges survive with probability e^eps / (1 + e^eps); a Binomial number of
-    non-edges, chosen uniformly, is switched on. Expected output size is
-    ``|E| e^eps/(1+e^eps) + (N(N-1)/2 - |E|) / (1+e^eps)``, which is large for small epsilon.
-
-    Privacy: edge-level; one edge change flips one bit, so relation REPLACE_ONE over the bits.
-    Event ``RandomizedResponseDpEvent(noise_parameter=2/(1+e^eps), num_buckets=2)``; pure eps-DP.
+    The r-th free slot (0-based) of a block whose occupied slots are the sorted distinct
+    ``edge_offsets`` e_0 < e_1 < ... is ``r + #{i : e_i - i <= r}``.
 
     Args:
-        edge_index: Undirected edges, shape ``[2, E]`` with each pair once (u < v), int.
-        num_nodes: N. epsilon: > 0. rng: numpy Generator.
+        edge_offsets: ``[m]`` sorted distinct int64 occupied positions. ranks: ``[k]`` int64 ranks.
+
+    Returns:
+        ``[k]`` int64 positions (sorted when ``ranks`` is).
+    """
+    shifted = edge_offsets - np.arange(edge_offsets.size)
+    return ranks + np.searchsorted(shifted, ranks, side="right")
+
+
+def randomized_response_edges(
+    edge_index: np.ndarray, num_nodes: int, *, epsilon: float, rng: np.random.Generator,
+    block_entries: int = 1 << 24,
+) -> tuple[np.ndarray, dp_event.DpEvent]:
+    """EdgeRand: flip every upper-triangular adjacency bit with probability 1 / (1 + e^epsilon).
+
+    Equivalently, with probability s = 2 / (1 + e^epsilon) a bit is replaced by a fair coin
+    (LinkTeller's EdgeRand). Sparse and blocked: each existing edge survives with probability
+    e^eps / (1 + e^eps); the upper triangle is cut into blocks of ``block_entries`` pair codes, and
+    in each block a Binomial(#non-edges, flip) number of its non-edges, chosen uniformly without
+    replacement, is switched on. Memory is O(block_entries + output), never N x N. The expected
+    output size, ``|E| e^eps/(1+e^eps) + (N(N-1)/2 - |E|) / (1+e^eps)``, is large for small
+    epsilon (about N^2 / 2e for epsilon = 1).
+
+    Privacy: edge-level. The input is the bit vector of the upper triangle; adding or removing one
+    edge replaces one bit, and each bit goes through binary randomized response, so the release is
+    epsilon-DP. Event ``RandomizedResponseDpEvent(noise_parameter=2/(1+e^eps), num_buckets=2)``,
+    to be composed under dp-accounting's ``REPLACE_ONE`` relation over the bits.
+
+    Args:
+        edge_index: Undirected edges, shape ``[2, E]`` (any order; duplicates are merged), int.
+        num_nodes: N. epsilon: > 0. rng: numpy Generator. block_entries: pair codes per block.
 
     Returns:
         ``(noisy edges [2, E'] with u < v, event)``.
@@ -149,22 +172,24 @@ def randomized_response_edges(
         ValueError: bad epsilon, or ids out of [0, num_nodes).
 
     References:
-        Warner, JASA 1965; Mülle et al., "Privacy-integrated graph clustering through
-        differential privacy" (EDBT/ICDT workshops 2015).
+        Warner, JASA 1965; Wu, Long, Gunter, Gong, "LinkTeller" (IEEE S&P 2022), EdgeRand.
     """
     check_epsilon(epsilon)
-    edge_index = np.asarray(edge_index, dtype=np.int64)
+    edge_index = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
     if edge_index.size and (edge_index.min() < 0 or edge_index.max() >= num_nodes):
         raise ValueError(f"edge ids must lie in [0, {num_nodes}) (got max {edge_index.max()})")
     flip = 1.0 / (1.0 + math.exp(epsilon))
-    keep = edge_index[:, rng.random(edge_index.shape[1]) >= flip]
+    edge_index = edge_index[:, edge_index[0] != edge_index[1]]
+    codes = np.unique(pair_codes(edge_index, num_nodes))
+    out = [codes[rng.random(codes.size) >= flip]]
     num_pairs = num_nodes * (num_nodes - 1) // 2
-    existing = set(pair_codes(edge_index, num_nodes).tolist())
-    num_new = rng.binomial(num_pairs - len(existing), flip)
-    codes: set[int] = set()
-    while len(codes) < num_new:
-        draw = rng.integers(0, num_pairs, size=2 * (num_new - len(codes)) + 16)
-        codes.update(c for c in draw.tolist() if c not in existing)
-    new = decode_pairs(np.fromiter(codes, np.int64, len(codes))[:num_new], num_nodes)
+    for start in range(0, num_pairs, block_entries):
+        stop = min(start + block_entries, num_pairs)
+        lo, hi = np.searchsorted(codes, [start, stop])
+        free = (stop - start) - (hi - lo)
+        count = rng.binomial(free, flip)
+        if count:
+            ranks = np.sort(rng.choice(free, size=count, replace=False))
+            out.append(start + non_edge_offsets(codes[lo:hi] - start, ranks))
     event = dp_event.RandomizedResponseDpEvent(noise_parameter=2 * flip, num_buckets=2)
-    return np.concatenate([keep, new], axis=1), event
+    return decode_pairs(np.concatenate(out), num_nodes), event

@@ -1,0 +1,75 @@
+"""The attack suite: ids, construction, and attack AUC (specs/ppgsl.md "Attack suite")."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Iterable
+
+import numpy as np
+from sklearn.metrics import roc_auc_score
+
+from graphpriv.attacks.base import LinkAttack
+from graphpriv.attacks.embedding import GAEClassifier, GAESimilarity, Node2VecClassifier, Node2VecSimilarity
+from graphpriv.attacks.graph import PublishedGraph
+from graphpriv.attacks.heuristics import AdamicAdarAttack, CommonNeighboursAttack, ResourceAllocationAttack
+from graphpriv.attacks.seal import SEALAttack
+from graphpriv.errors import ConfigError
+
+__all__ = ["ATTACKS", "make_attack", "resolve_attacks", "attack_auc"]
+
+ATTACKS: dict[str, Callable[..., LinkAttack]] = {
+    "cn": CommonNeighboursAttack,
+    "aa": AdamicAdarAttack,
+    "ra": ResourceAllocationAttack,
+    "seal": SEALAttack,
+    "n2v-sim": Node2VecSimilarity,
+    "gae-sim": GAESimilarity,
+    "n2v-ml": Node2VecClassifier,
+    "gae-ml": GAEClassifier,
+}
+
+
+def resolve_attacks(names: str | Iterable[str]) -> list[str]:
+    """Attack ids from ``"all"``, a comma-separated string or a list, in suite order.
+
+    Raises:
+        ConfigError: an unknown id (the message lists the known ones) or an empty selection.
+    """
+    if isinstance(names, str):
+        names = [n.strip() for n in names.split(",") if n.strip()]
+    names = list(names)
+    if names == ["all"]:
+        return list(ATTACKS)
+    unknown = [n for n in names if n not in ATTACKS]
+    if unknown:
+        raise ConfigError(f"unknown attack(s) {', '.join(unknown)}; known: all, {', '.join(ATTACKS)}")
+    if not names:
+        raise ConfigError("no attack selected; use 'all' or ids from " + ", ".join(ATTACKS))
+    return [n for n in ATTACKS if n in names]
+
+
+def make_attack(name: str, *, seed: int = 0, **kwargs) -> LinkAttack:
+    """A fresh, unfitted attack by id (``cn``, ``aa``, ``ra``, ``seal``, ``n2v-sim``, ``gae-sim``,
+    ``n2v-ml``, ``gae-ml``); ``kwargs`` go to its constructor.
+
+    Raises:
+        ConfigError: unknown id.
+    """
+    return ATTACKS[resolve_attacks([name])[0]](seed=seed, **kwargs)
+
+
+def attack_auc(attack: LinkAttack, graph: PublishedGraph, positives: np.ndarray,
+               negatives: np.ndarray) -> tuple[float, float]:
+    """Fit ``attack`` on ``graph`` and return (ROC-AUC of positives vs negatives, seconds).
+
+    Args:
+        positives: ``[2, P]`` hidden sensitive links. negatives: ``[2, Q]`` non-edges.
+
+    Returns:
+        ``(auc, seconds)``; 0.5 is guessing (specs/common.md "Evaluation").
+    """
+    start = time.perf_counter()
+    attack.fit(graph)
+    scores = attack.score(np.concatenate([positives, negatives], axis=1))
+    labels = np.r_[np.ones(positives.shape[1]), np.zeros(negatives.shape[1])]
+    return float(roc_auc_score(labels, scores)), time.perf_counter() - start

@@ -1,0 +1,84 @@
+"""Two-layer GCN encoder and node classifier (Kipf & Welling, ICLR 2017), built on PyG's GCNConv.
+
+Used by the GAE (link-prediction utility, GAE attacks) and by the node-classification utility of
+the sensitive-link protocol (specs/common.md, specs/ppgsl.md "Protocol").
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch_geometric.nn import GCNConv
+from torch_geometric.utils import to_torch_csr_tensor
+
+__all__ = ["GCN", "train_node_classifier"]
+
+
+class GCN(nn.Module):
+    """``X -> ReLU(GCNConv) -> Dropout -> GCNConv`` on a fixed graph.
+
+    Featureless graphs (``in_channels=None``) use a learned input embedding per node: since
+    GCNConv(I) = Â I W = Â W, this is the identity-feature GCN with its first weight factorised.
+
+    Args:
+        in_channels: Feature width F, or None for featureless (needs ``num_nodes``).
+        hidden_channels, out_channels: Layer widths. dropout: Dropout probability between layers.
+        num_nodes: N (featureless only).
+
+    Shapes:
+        forward(x [N, F] or None, edge_index [2, 2|E|] both directions, or a sparse ``[N, N]``
+        adjacency) -> [N, out_channels].
+    """
+
+    def __init__(self, in_channels: int | None, hidden_channels: int, out_channels: int, *,
+                 dropout: float = 0.0, num_nodes: int | None = None) -> None:
+        super().__init__()
+        if in_channels is None:
+            if num_nodes is None:
+                raise ValueError("a featureless GCN needs num_nodes")
+            self.embedding = nn.Embedding(num_nodes, hidden_channels)
+            in_channels = hidden_channels
+        else:
+            self.embedding = None
+        self.conv1 = GCNConv(in_channels, hidden_channels, cached=True)
+        self.conv2 = GCNConv(hidden_channels, out_channels, cached=True)
+        self.dropout = dropout
+
+    def forward(self, x: Tensor | None, edge_index: Tensor) -> Tensor:
+        if self.embedding is not None:
+            x = self.embedding.weight
+        h = F.relu(self.conv1(x, edge_index))
+        h = F.dropout(h, self.dropout, self.training)
+        return self.conv2(h, edge_index)
+
+
+def train_node_classifier(edge_index: Tensor, num_nodes: int, x: Tensor | None, y: Tensor,
+                          train_mask: Tensor, *, hidden: int = 64, epochs: int = 200, lr: float = 0.01,
+                          weight_decay: float = 5e-4, dropout: float = 0.5, seed: int = 0) -> Tensor:
+    """Train a 2-layer GCN semi-supervised (cross-entropy on ``train_mask``); predict every node.
+
+    Args:
+        edge_index: ``[2, 2|E|]`` the (published) graph, both directions. num_nodes: N.
+        x: ``[N, F]`` features or None (learned input embedding). y: ``[N]`` long labels.
+        train_mask: ``[N]`` bool. hidden, epochs, lr, weight_decay, dropout: Kipf & Welling's
+            setting (hidden 64 here). seed: Initialisation and dropout seed (global RNG is forked).
+
+    Returns:
+        ``[N]`` long predicted labels (last epoch).
+    """
+    adj = to_torch_csr_tensor(edge_index, size=(num_nodes, num_nodes))
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        model = GCN(None if x is None else x.size(1), hidden, int(y.max()) + 1, dropout=dropout,
+                    num_nodes=num_nodes)
+        optimizer = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+        for _ in range(epochs):
+            model.train()
+            optimizer.zero_grad()
+            loss = F.cross_entropy(model(x, adj)[train_mask], y[train_mask])
+            loss.backward()
+            optimizer.step()
+        model.eval()
+        with torch.no_grad():
+            return model(x, adj).argmax(dim=1)
