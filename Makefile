@@ -35,6 +35,8 @@ reproduce: setup
 	$(BIN)/python -m graphpriv.experiments.tables dplp-eps-sweep --seeds 1 --workers 2 --store runs/dplp.sqlite
 	$(BIN)/python -m graphpriv.experiments.plots --store runs/dplp.sqlite --methods dplp-ps lapgraph-sgnn \
 	  --datasets yeast usair celegans pb --epsilons 1 2.5 5 7.5 10 --out docs/dplp_eps_sweep.png
+	$(BIN)/python -m graphpriv.experiments.ppgsl_table1 --seeds 5
+	$(BIN)/python -m graphpriv.experiments.tables ppgsl-baselines --seeds 3 --workers 2 --store runs/ppgsl.sqlite
 
 bench: setup
 	$(BIN)/python benchmarks/bench_path_extraction.py --dataset usair --theta 40 --k 2
@@ -42,6 +44,8 @@ bench: setup
 	$(BIN)/python benchmarks/bench_dpsgd_step.py --dataset yeast --theta 8 --k 4
 	$(BIN)/python benchmarks/bench_dpsgd_step.py --dataset usair --theta 8 --k 2
 	$(BIN)/python benchmarks/bench_dpsgd_step.py --dataset yeast --theta 40 --k 3
+	$(BIN)/python benchmarks/bench_attacks.py
+	$(BIN)/python benchmarks/bench_publishing.py --dataset deezer_europe --epsilon 1 4 8
 
 clean:
 	rm -rf $(VENV) .numba-cache .pytest_cache runs

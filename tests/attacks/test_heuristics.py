@@ -5,11 +5,21 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from graphpriv.attacks import AdamicAdarAttack, CommonNeighboursAttack, PublishedGraph, ResourceAllocationAttack
+from graphpriv.attacks import (
+    AdamicAdarAttack,
+    CommonNeighboursAttack,
+    PublishedGraph,
+    ResourceAllocationAttack,
+)
 from graphpriv.data.graph import to_csr, undirected_pairs
-from graphpriv.linkpred.heuristics import adamic_adar, common_neighbours, resource_allocation
+from graphpriv.linkpred.heuristics import (
+    adamic_adar,
+    common_neighbours,
+    resource_allocation,
+)
 from graphpriv.testing.graphs import random_graph, to_networkx
 
 

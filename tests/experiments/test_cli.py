@@ -76,3 +76,44 @@ def test_datasets_list_and_info():
     assert out.exit_code == 0 and "usair" in out.output and "2,126" in out.output
     out = runner.invoke(app, ["datasets", "info", "usair"])
     assert out.exit_code == 0 and "332" in out.output and "USAir.mat" in out.output
+
+
+def test_publish_with_out_then_attack_the_file(tmp_path):
+    from graphpriv.attacks.protocol import SensitiveLinkProtocol
+    from graphpriv.data.files import read_released_graph
+
+    data = random_graph(120, 0.08, seed=5)
+    source = tmp_path / "g.txt"
+    np.savetxt(source, data.edge_index.numpy().T, fmt="%d")
+    for suffix in (".txt", ".npz"):
+        out = tmp_path / f"pub{suffix}"
+        res = runner.invoke(app, ["run", "dice", "-d", str(source), "--seed", "2", "--no-store",
+                                  "--set", "attacks=cn", "--set", "utility=false", "--out", str(out)])
+        assert res.exit_code == 0, res.output
+        assert "written to" in res.output
+        pairs = read_released_graph(out, 120)
+        res = runner.invoke(app, ["attack", "-g", str(out), "-d", str(source), "--seed", "2", "-a", "cn,ra",
+                                  "--json"])
+        assert res.exit_code == 0, res.output
+        report = json.loads(res.output)
+        assert set(report["attack_auc"]) == {"cn", "ra"} and report["published_edges"] == pairs.shape[1]
+        # the same numbers as the library on the same split
+        protocol = SensitiveLinkProtocol(__import__("graphpriv.data", fromlist=["load"]).load(str(source)), seed=2)
+        direct = protocol.evaluate(pairs, attacks="cn,ra", utility=False)
+        assert report["attack_auc"] == pytest.approx(direct.attack_auc)
+
+
+def test_attack_and_out_errors(tmp_path):
+    data = random_graph(50, 0.2, seed=5)
+    source = tmp_path / "g.txt"
+    np.savetxt(source, data.edge_index.numpy().T, fmt="%d")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("0 1\n3 999\n")
+    res = runner.invoke(app, ["attack", "-g", str(bad), "-d", str(source), "-a", "cn"])
+    assert res.exit_code == 2 and "out of range" in " ".join(res.output.split())
+    res = runner.invoke(app, ["attack", "-g", str(tmp_path / "missing.txt"), "-d", str(source)])
+    assert res.exit_code == 2 and "does not exist" in " ".join(res.output.split())
+    res = runner.invoke(app, ["attack", "-g", str(source), "-d", str(source), "-a", "cn,bogus"])
+    assert res.exit_code == 2 and "unknown attack" in " ".join(res.output.split())
+    res = runner.invoke(app, ["run", "cn", "-d", str(source), "--no-store", "--out", str(tmp_path / "x.txt")])
+    assert res.exit_code == 2 and "does not publish a graph" in " ".join(res.output.split())

@@ -108,3 +108,47 @@ def test_randomized_response_flip_rates_and_event():
     assert event.noise_parameter == pytest.approx(2 * flip) and event.num_buckets == 2
     with pytest.raises(ValueError, match="must lie in"):
         randomized_response_edges(np.array([[0], [99]]), 10, epsilon=1.0, rng=rng)
+
+
+def test_non_edge_offsets_match_brute_force():
+    from graphpriv.privacy.mechanisms import non_edge_offsets
+
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        size = int(rng.integers(1, 60))
+        occupied = np.sort(rng.choice(size, int(rng.integers(0, size)), replace=False))
+        free = np.setdiff1d(np.arange(size), occupied)
+        np.testing.assert_array_equal(non_edge_offsets(occupied, np.arange(free.size)), free)
+
+
+def test_randomized_response_blocks_do_not_change_the_distribution():
+    # Tiny blocks (7 codes) must give the same flip rates as one block, and never a duplicate or an
+    # original edge among the switched-on pairs.
+    n, eps = 40, 0.5
+    pairs = np.array([[0, 0, 1, 5, 7], [1, 9, 2, 6, 30]])
+    flip = 1 / (1 + math.exp(eps))
+    non_edges = n * (n - 1) // 2 - pairs.shape[1]
+    for block in (7, 1 << 24):
+        rng = np.random.default_rng(1)
+        added, runs = 0, 200
+        for _ in range(runs):
+            out, _ = randomized_response_edges(pairs, n, epsilon=eps, rng=rng, block_entries=block)
+            codes = out[0] * n + out[1]
+            assert np.unique(codes).size == codes.size and (out[0] < out[1]).all()
+            added += int((~np.isin(codes, pairs[0] * n + pairs[1])).sum())
+        assert added / (runs * non_edges) == pytest.approx(flip, rel=0.02)
+
+
+def test_randomized_response_is_accounted_as_pure_epsilon_over_bits():
+    from dp_accounting.privacy_accountant import NeighboringRelation
+
+    from graphpriv.privacy.accountant import Ledger
+    from graphpriv.privacy.units import PrivacyUnit
+
+    for eps in (0.5, 2.0, 6.0):
+        _, event = randomized_response_edges(np.array([[0], [1]]), 5, epsilon=eps, rng=np.random.default_rng(0))
+        ledger = Ledger(PrivacyUnit.EDGE, delta=1e-5, accountant="pld",
+                        neighboring_relation=NeighboringRelation.REPLACE_ONE)
+        ledger.spend(event, phase="rr")
+        # binary randomized response with flip 1/(1+e^eps) is exactly eps-DP: the PLD is tight
+        assert ledger.epsilon() == pytest.approx(eps, abs=2e-3)

@@ -1,9 +1,18 @@
 """Link-inference attacks on released graphs (specs/ppgsl.md), and the sensitive-link protocol."""
 
 from graphpriv.attacks.base import LinkAttack
-from graphpriv.attacks.embedding import GAEClassifier, GAESimilarity, Node2VecClassifier, Node2VecSimilarity
+from graphpriv.attacks.embedding import (
+    GAEClassifier,
+    GAESimilarity,
+    Node2VecClassifier,
+    Node2VecSimilarity,
+)
 from graphpriv.attacks.graph import PublishedGraph
-from graphpriv.attacks.heuristics import AdamicAdarAttack, CommonNeighboursAttack, ResourceAllocationAttack
+from graphpriv.attacks.heuristics import (
+    AdamicAdarAttack,
+    CommonNeighboursAttack,
+    ResourceAllocationAttack,
+)
 from graphpriv.attacks.seal import SEALAttack
 from graphpriv.attacks.suite import ATTACKS, attack_auc, make_attack, resolve_attacks
 

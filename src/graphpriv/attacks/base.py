@@ -44,7 +44,7 @@ class LinkAttack(abc.ABC):
         self.seed = seed
         self.graph_: PublishedGraph | None = None
 
-    def fit(self, graph: PublishedGraph) -> "LinkAttack":
+    def fit(self, graph: PublishedGraph) -> LinkAttack:
         """Learn whatever the attack needs from the published graph; returns ``self``."""
         self.graph_ = graph
         self._fit(graph)

@@ -22,8 +22,14 @@ from graphpriv.attacks.node2vec import node2vec_embeddings
 from graphpriv.data.splits import sample_non_edges
 from graphpriv.nn.gae import gae_embeddings
 
-__all__ = ["EmbeddingAttack", "Node2VecSimilarity", "GAESimilarity", "Node2VecClassifier",
-           "GAEClassifier", "cosine_scores"]
+__all__ = [
+    "EmbeddingAttack",
+    "GAEClassifier",
+    "GAESimilarity",
+    "Node2VecClassifier",
+    "Node2VecSimilarity",
+    "cosine_scores",
+]
 
 
 def cosine_scores(embeddings: np.ndarray, pairs: np.ndarray) -> np.ndarray:
@@ -64,7 +70,7 @@ class EmbeddingAttack(LinkAttack):
         """``[N, d]`` node embeddings of ``graph``."""
         raise NotImplementedError
 
-    def use_embeddings(self, embeddings: np.ndarray) -> "EmbeddingAttack":
+    def use_embeddings(self, embeddings: np.ndarray) -> EmbeddingAttack:
         """Reuse embeddings computed for the same graph, embedder and seed by a sibling attack
         (N2V+sim and N2V+ML share one node2vec run); the next :meth:`fit` skips embedding."""
         self._precomputed = np.asarray(embeddings, dtype=np.float32)

@@ -47,7 +47,7 @@ class PublishedGraph:
             object.__setattr__(self, "x", x)
 
     @classmethod
-    def from_data(cls, data: Data, *, with_features: bool = True) -> "PublishedGraph":
+    def from_data(cls, data: Data, *, with_features: bool = True) -> PublishedGraph:
         """The graph of a PyG ``Data`` (both directions or one), with its features if any."""
         x = data.x.numpy() if with_features and getattr(data, "x", None) is not None else None
         ei = data.edge_index.numpy() if isinstance(data.edge_index, Tensor) else data.edge_index

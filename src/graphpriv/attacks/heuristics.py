@@ -10,9 +10,13 @@ import numpy as np
 
 from graphpriv.attacks.base import LinkAttack
 from graphpriv.attacks.graph import PublishedGraph
-from graphpriv.linkpred.heuristics import adamic_adar, common_neighbours, resource_allocation
+from graphpriv.linkpred.heuristics import (
+    adamic_adar,
+    common_neighbours,
+    resource_allocation,
+)
 
-__all__ = ["CommonNeighboursAttack", "AdamicAdarAttack", "ResourceAllocationAttack"]
+__all__ = ["AdamicAdarAttack", "CommonNeighboursAttack", "ResourceAllocationAttack"]
 
 
 class _HeuristicAttack(LinkAttack):

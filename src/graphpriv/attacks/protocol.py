@@ -13,7 +13,7 @@ both are removed from the graph a publisher starts from. A published graph G' is
 from __future__ import annotations
 
 import time
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 import torch
@@ -28,7 +28,7 @@ from graphpriv.data.splits import node_split, sensitive_link_split
 from graphpriv.nn.gae import gae_embeddings
 from graphpriv.nn.gcn import train_node_classifier
 
-__all__ = ["SensitiveLinkProtocol", "ProtocolReport"]
+__all__ = ["ProtocolReport", "SensitiveLinkProtocol"]
 
 
 class ProtocolReport(BaseModel):

@@ -17,7 +17,13 @@ from graphpriv.attacks.base import LinkAttack
 from graphpriv.attacks.graph import PublishedGraph
 from graphpriv.data.splits import sample_non_edges
 from graphpriv.linkpred.drnl import max_drnl_label
-from graphpriv.linkpred.subgraphs import Extractor, SubgraphSet, collate_dense, extract_subgraphs
+from graphpriv.linkpred.subgraphs import (
+    Extractor,
+    SubgraphSet,
+    cap_subgraph_size,
+    collate_dense,
+    extract_subgraphs,
+)
 from graphpriv.nn.subgraph_gnn import SubgraphGNN, bce_loss
 
 __all__ = ["SEALAttack", "size_batches"]
@@ -46,6 +52,9 @@ class SEALAttack(LinkAttack):
         hidden: Width. epochs, lr, batch_size: Adam training (10 epochs, 1e-3, 32).
         max_train_edges: Cap on the published edges used as positives (uniform subset; 2,000 by
             default, so training costs the same on every dataset; ``None`` = all).
+        max_nodes: Largest subgraph kept (the targets and the nodes with the smallest DRNL labels,
+            :func:`~graphpriv.linkpred.subgraphs.cap_subgraph_size`); 200 by default, so dense
+            released graphs (EdgeRand at small epsilon) stay tractable. ``None`` = no cap.
 
     Attributes (after fit):
         model_: the trained network. num_train_: training examples (positives + negatives).
@@ -55,18 +64,21 @@ class SEALAttack(LinkAttack):
 
     def __init__(self, *, seed: int = 0, h: int = 2, backbone: str = "dgcnn", hidden: int = 32,
                  epochs: int = 10, lr: float = 1e-3, batch_size: int = 32,
-                 max_train_edges: int | None = 2000) -> None:
+                 max_train_edges: int | None = 2000, max_nodes: int | None = 200) -> None:
         super().__init__(seed=seed)
         if h < 1:
             raise ValueError(f"'h' must be >= 1 (got {h})")
         self.h, self.backbone, self.hidden = h, backbone, hidden
         self.epochs, self.lr, self.batch_size = epochs, lr, batch_size
-        self.max_train_edges = max_train_edges
+        self.max_train_edges, self.max_nodes = max_train_edges, max_nodes
         self.label_cap = max_drnl_label(4 * h)
 
     def _subgraphs(self, pairs: np.ndarray, labels: np.ndarray) -> SubgraphSet:
-        return extract_subgraphs(self.graph_.adjacency, pairs, labels, extractor=Extractor.NEIGHBOURHOOD,
-                                 h=self.h)
+        subgraphs = extract_subgraphs(self.graph_.adjacency, pairs, labels, extractor=Extractor.NEIGHBOURHOOD,
+                                      h=self.h)
+        if self.max_nodes is None:
+            return subgraphs
+        return cap_subgraph_size(subgraphs, self.max_nodes, np.random.default_rng([self.seed, 29]))
 
     def _fit(self, graph: PublishedGraph) -> None:
         rng = np.random.default_rng([self.seed, 23])

@@ -3,19 +3,28 @@
 from __future__ import annotations
 
 import time
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
 from graphpriv.attacks.base import LinkAttack
-from graphpriv.attacks.embedding import GAEClassifier, GAESimilarity, Node2VecClassifier, Node2VecSimilarity
+from graphpriv.attacks.embedding import (
+    GAEClassifier,
+    GAESimilarity,
+    Node2VecClassifier,
+    Node2VecSimilarity,
+)
 from graphpriv.attacks.graph import PublishedGraph
-from graphpriv.attacks.heuristics import AdamicAdarAttack, CommonNeighboursAttack, ResourceAllocationAttack
+from graphpriv.attacks.heuristics import (
+    AdamicAdarAttack,
+    CommonNeighboursAttack,
+    ResourceAllocationAttack,
+)
 from graphpriv.attacks.seal import SEALAttack
 from graphpriv.errors import ConfigError
 
-__all__ = ["ATTACKS", "make_attack", "resolve_attacks", "attack_auc"]
+__all__ = ["ATTACKS", "attack_auc", "make_attack", "resolve_attacks"]
 
 ATTACKS: dict[str, Callable[..., LinkAttack]] = {
     "cn": CommonNeighboursAttack,

@@ -47,10 +47,10 @@ def proximity_rows(dataset: str, seeds: list[int], sensitive_ratio: float = 0.10
 
 def markdown(datasets: list[str], seeds: list[int], test_ratio: float = 0.10) -> str:
     """The reproduction table as markdown, the paper's values beside ours."""
-    lines = [f"Seeds {seeds[0]}-{seeds[-1]} ({len(seeds)}); 10% of edges hidden as E_s, "
+    lines = [(f"Seeds {seeds[0]}-{seeds[-1]} ({len(seeds)}); 10% of edges hidden as E_s, "
              f"{100 * test_ratio:g}% held out as LP test edges; distances in the visible graph (G minus the hidden "
              "and held-out edges); mean ± std over seeds. Command: `python -m graphpriv.experiments.ppgsl_table1 "
-             f"--seeds {len(seeds)} --test-ratio {test_ratio:g}`.", "",
+             f"--seeds {len(seeds)} --test-ratio {test_ratio:g}`."), "",
              "| dataset | pair type | avg shortest path (graphpriv) | paper | disconnected ratio (graphpriv) | paper |",
              "|---|---|---|---|---|---|"]
     for dataset in datasets:

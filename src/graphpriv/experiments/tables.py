@@ -60,6 +60,7 @@ class TableSpec:
     rows: tuple[Row, ...]
     source: str
     metric: str = "test_auc"
+    columns: tuple[str, ...] = ()  # further metrics shown as mean ± std (x 100)
 
 
 def _paper(*values: float) -> dict:
@@ -67,6 +68,7 @@ def _paper(*values: float) -> dict:
 
 
 _PS = {d: s for d, s in DPLP_SETTINGS.items()}
+_PUBLISH = {"attacks": "cn,aa,ra,gae-sim"}
 _NS = {d: _ns(s) for d, s in DPLP_SETTINGS.items()}
 _SRC = "papers/000 (Ran et al.)"
 
@@ -110,6 +112,16 @@ TABLES = {
                                               ("LapGraph + SGNN", "lapgraph-sgnn", {}, {"pb": 0}))
               for eps in (1.0, 2.5, 5.0, 7.5, 10.0)),
         f"{_SRC}, Fig. 5 (curves only, no numbers in the text)"),
+    "ppgsl-baselines": TableSpec(
+        "ppgsl-baselines", "Graph-publishing baselines on Cora: GAE+sim attack AUC (%) on the sensitive links, "
+        "heuristic attacks, LP AUC (GAE) and NC micro-F1 (GCN)", ("cora",),
+        (Row("Published input graph (no perturbation)", "random-perturb", {**_PUBLISH, "ratio": 0.0}),
+         *(Row(f"Random, p = {p:g}", "random-perturb", {**_PUBLISH, "ratio": p}) for p in (0.2, 0.5, 0.8)),
+         *(Row(f"DICE, p = {p:g}", "dice", {**_PUBLISH, "ratio": p}) for p in (0.2, 0.5, 0.8)),
+         *(Row(f"EdgeRand, epsilon = {e:g}", "edgerand", {**_PUBLISH, "epsilon": e}) for e in (8.0, 6.0, 4.0)),
+         *(Row(f"LapGraph, epsilon = {e:g}", "lapgraph", {**_PUBLISH, "epsilon": e}) for e in (8.0, 4.0, 1.0))),
+        "papers/002 (Wu et al., PPGSL), Fig. 2 and 3 (curves only, no numbers in the text)",
+        metric="attack_auc_gae-sim", columns=("attack_auc_cn", "attack_auc_ra", "lp_auc", "nc_f1")),
 }
 
 
@@ -144,13 +156,19 @@ def run_table(spec: TableSpec, *, seeds: int, store: Path, workers: int = 1) -> 
     return [(row, d, cells[(row.label, d)]) for row in spec.rows for d in spec.datasets if cells.get((row.label, d))]
 
 
+def _mean_std(values: list[float]) -> str:
+    return f"{statistics.mean(values):.2f} ± {statistics.stdev(values) if len(values) > 1 else 0.0:.2f}"
+
+
 def to_markdown(spec: TableSpec, cells, *, seeds: int, command: str) -> str:
     """Markdown table of ours (mean ± std over seeds) beside the paper's numbers."""
-    lines = [f"### {spec.title}", "", f"Command: `{command}` (up to {seeds} seeds: 0..{seeds - 1}, the "
+    title = f"### {spec.title}" + (f" (ours = {spec.metric})" if spec.metric != "test_auc" else "")
+    lines = [title, "", f"Command: `{command}` (up to {seeds} seeds: 0..{seeds - 1}, the "
              "count per cell is in the n column; "
              f"{platform.machine()}, Python {platform.python_version()}). Paper: {spec.source}.", "",
-             "| method | dataset | ours (mean ± std) | n | paper | epsilon spent (delta) | accounting | noise multiplier | time / run (s) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| method | dataset | ours (mean ± std) | n | paper |" + "".join(f" {c} |" for c in spec.columns)
+             + " epsilon spent (delta) | accounting | noise multiplier | time / run (s) |",
+             "|---|---|---|---|---|" + "---|" * len(spec.columns) + "---|---|---|---|"]
     for row, dataset, results in cells:
         values = [100 * r.metrics[spec.metric] for r in results]
         std = statistics.stdev(values) if len(values) > 1 else 0.0
@@ -160,7 +178,8 @@ def to_markdown(spec: TableSpec, cells, *, seeds: int, command: str) -> str:
         wall = statistics.mean(r.timings["total"] for r in results)
         paper = f"{row.paper[dataset]:.2f}" if dataset in row.paper else "-"
         accounting = f"{p.accounting} ({p.accountant})" if p else "-"
-        lines.append(f"| {row.label} | {dataset} | {statistics.mean(values):.2f} ± {std:.2f} | {len(values)} | {paper} | {eps} | "
+        extra = "".join(f" {_mean_std([100 * r.metrics[c] for r in results])} |" for c in spec.columns)
+        lines.append(f"| {row.label} | {dataset} | {statistics.mean(values):.2f} ± {std:.2f} | {len(values)} | {paper} |{extra} {eps} | "
                      f"{accounting} | {noise} | {wall:.1f} |")
     return "\n".join(lines) + "\n"
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["common_neighbours", "adamic_adar", "resource_allocation", "weighted_common_neighbours"]
+__all__ = ["adamic_adar", "common_neighbours", "resource_allocation", "weighted_common_neighbours"]
 
 
 def _check(adj: sp.spmatrix, pairs: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:

@@ -114,3 +114,49 @@ def collate_dense(subgraphs: SubgraphSet, indices: Tensor | np.ndarray, *,
     adj[owner, local, local] = 1.0
     y = torch.from_numpy(subgraphs.labels[idx])
     return (torch.from_numpy(z), torch.from_numpy(adj), torch.from_numpy(mask)), y
+
+
+def cap_subgraph_size(subgraphs: SubgraphSet, max_nodes: int, rng: np.random.Generator) -> SubgraphSet:
+    """Keep at most ``max_nodes`` nodes per subgraph: the target pair and the nodes closest to it.
+
+    Nodes are ranked within their subgraph by DRNL label (smaller = closer to both targets;
+    unreachable nodes, label 0, last), ties broken at random; edges between kept nodes are kept.
+    Labels are those of the full subgraph. This is SEAL's ``max_nodes_per_hop`` idea for dense
+    graphs, where 2-hop enclosing subgraphs approach the whole graph.
+
+    Args:
+        subgraphs: The set. max_nodes: >= 2. rng: tie-breaking.
+
+    Returns:
+        A new :class:`SubgraphSet` (the same object when no subgraph exceeds the cap).
+
+    Raises:
+        ValueError: ``max_nodes < 2``.
+    """
+    if max_nodes < 2:
+        raise ValueError(f"'max_nodes' must be >= 2 (got {max_nodes})")
+    sizes = subgraphs.num_nodes_per_subgraph
+    if sizes.size == 0 or sizes.max() <= max_nodes:
+        return subgraphs
+    owner = np.repeat(np.arange(sizes.size), sizes)
+    local = np.arange(owner.size) - subgraphs.node_ptr[owner]
+    z = subgraphs.z.astype(np.int64)
+    key = np.where(local < 2, -1, np.where(z == 0, np.iinfo(np.int64).max, z))
+    order = np.lexsort((rng.random(owner.size), key, owner))
+    rank = np.empty(owner.size, dtype=np.int64)
+    rank[order] = np.arange(owner.size) - subgraphs.node_ptr[owner[order]]
+    keep = rank < max_nodes
+    # kept nodes in their original order, so the target pair stays at local ids 0 and 1
+    new_local = np.cumsum(keep) - 1
+    new_sizes = np.bincount(owner[keep], minlength=sizes.size)
+    node_ptr = np.concatenate([[0], np.cumsum(new_sizes)])
+    new_local = new_local - node_ptr[owner]
+    e_sizes = np.diff(subgraphs.edge_ptr)
+    e_owner = np.repeat(np.arange(sizes.size), e_sizes)
+    a = subgraphs.node_ptr[e_owner] + subgraphs.local_edges[0]
+    b = subgraphs.node_ptr[e_owner] + subgraphs.local_edges[1]
+    e_keep = keep[a] & keep[b]
+    edge_ptr = np.concatenate([[0], np.cumsum(np.bincount(e_owner[e_keep], minlength=sizes.size))])
+    return SubgraphSet(subgraphs.links, subgraphs.labels, node_ptr, subgraphs.nodes[keep], subgraphs.z[keep],
+                       edge_ptr, subgraphs.edges[:, e_keep],
+                       np.stack([new_local[a[e_keep]], new_local[b[e_keep]]]))

@@ -25,8 +25,17 @@ from graphpriv.privacy.mechanisms import randomized_response_edges
 from graphpriv.privacy.units import PrivacyUnit
 from graphpriv.publishing.perturbation import dice, random_perturb
 
-__all__ = ["PublishConfig", "RandomPerturbConfig", "DiceConfig", "EdgeRandConfig", "LapGraphPublishConfig",
-           "run_random_perturb", "run_dice", "run_edgerand", "run_lapgraph"]
+__all__ = [
+    "DiceConfig",
+    "EdgeRandConfig",
+    "LapGraphPublishConfig",
+    "PublishConfig",
+    "RandomPerturbConfig",
+    "run_dice",
+    "run_edgerand",
+    "run_lapgraph",
+    "run_random_perturb",
+]
 
 
 class PublishConfig(MethodConfig):
@@ -150,8 +159,8 @@ def run_edgerand(config: EdgeRandConfig, data: Data, *, seed: int, method: str =
                                                      epsilon=config.epsilon, rng=np.random.default_rng([seed, 41]))
     ledger.spend(event, phase="randomized response")
     progress(1, 1)
-    notes = ["one edge added or removed = one adjacency bit replaced (REPLACE_ONE over the bits); "
-             "every bit is flipped with probability 1/(1+e^epsilon); evaluation is post-processing"]
+    notes = [("one edge added or removed = one adjacency bit replaced (REPLACE_ONE over the bits); "
+             "every bit is flipped with probability 1/(1+e^epsilon); evaluation is post-processing")]
     return _evaluate(config, protocol, released, method=method, seed=seed, timer=timer, ledger=ledger,
                      info={"expected_published_edges": expected}, notes=notes, epsilon=config.epsilon)
 
@@ -173,7 +182,7 @@ def run_lapgraph(config: LapGraphPublishConfig, data: Data, *, seed: int, method
     ledger.spend(count_event, phase="edge count")
     ledger.spend(matrix_event, phase="perturbation")
     progress(1, 1)
-    notes = ["Laplace(1/eps1) edge count and Laplace(1/eps2) on every upper-triangle bit; the top-T "
-             "selection and the evaluation are post-processing"]
+    notes = [("Laplace(1/eps1) edge count and Laplace(1/eps2) on every upper-triangle bit; the top-T "
+             "selection and the evaluation are post-processing")]
     return _evaluate(config, protocol, released, method=method, seed=seed, timer=timer, ledger=ledger,
                      info={}, notes=notes, epsilon=config.epsilon)

@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
-__all__ = ["pair_distances", "PairProximity", "pair_proximity"]
+__all__ = ["PairProximity", "pair_distances", "pair_proximity"]
 
 
 def pair_distances(adj: sp.spmatrix, pairs: np.ndarray, *, max_rows: int = 1 << 24) -> np.ndarray:

@@ -9,16 +9,16 @@ GAE+sim / GAE+ML attacks (specs/ppgsl.md).
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor
 from torch_geometric.nn import GAE
-import torch.nn.functional as F
-from torch_geometric.utils import negative_sampling, to_torch_csr_tensor
+from torch_geometric.utils import negative_sampling
 
-from graphpriv.nn.gcn import GCN
+from graphpriv.nn.gcn import GCN, sparse_adjacency
 
 __all__ = ["gae_embeddings", "seeded"]
 
@@ -66,7 +66,7 @@ def gae_embeddings(edge_index: Tensor, num_nodes: int, x: Tensor | None, *, hidd
     if edge_index.numel() == 0:
         raise ValueError("the GAE needs at least one edge")
     pos = edge_index[:, edge_index[0] < edge_index[1]]
-    adj = to_torch_csr_tensor(edge_index, size=(num_nodes, num_nodes))  # spmm: ~5x faster than scatter
+    adj = sparse_adjacency(edge_index, num_nodes)
     with seeded(seed):
         model = GAE(GCN(None if x is None else x.size(1), hidden, out, num_nodes=num_nodes))
         optimizer = torch.optim.Adam(model.parameters(), lr=lr)

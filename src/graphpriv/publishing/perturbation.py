@@ -11,7 +11,7 @@ import numpy as np
 from graphpriv.data.graph import decode_pairs, pair_codes
 from graphpriv.data.splits import sample_non_edges
 
-__all__ = ["random_perturb", "dice", "perturbation_budget"]
+__all__ = ["dice", "perturbation_budget", "random_perturb"]
 
 
 def perturbation_budget(num_edges: int, ratio: float) -> int:
@@ -22,7 +22,7 @@ def perturbation_budget(num_edges: int, ratio: float) -> int:
     """
     if not 0 <= ratio <= 1:
         raise ValueError(f"'ratio' must be in [0, 1] (got {ratio})")
-    return int(round(ratio * num_edges))
+    return round(ratio * num_edges)
 
 
 def _non_edges_within(nodes: np.ndarray, count: int, forbidden_codes: np.ndarray, num_nodes: int,
