@@ -48,13 +48,15 @@ def _recon_loss(model: GAE, z: Tensor, pos: Tensor, edge_index: Tensor, num_node
 
 
 def gae_embeddings(edge_index: Tensor, num_nodes: int, x: Tensor | None, *, hidden: int = 128,
-                   out: int = 64, epochs: int = 200, lr: float = 0.01, seed: int = 0) -> Tensor:
+                   out: int = 64, epochs: int = 200, lr: float = 0.001, seed: int = 0) -> Tensor:
     """Train a GAE on a graph and return its node embeddings.
 
     Args:
         edge_index: ``[2, 2|E|]`` both directions. num_nodes: N. x: ``[N, F]`` float features, or
             None for a learned input embedding (featureless graphs).
-        hidden, out: Encoder widths (default [128, 64], the PPGSL surrogate's). epochs, lr: Adam.
+        hidden, out: Encoder widths (default [128, 64], the PPGSL surrogate's). epochs, lr: Adam
+            (200, 0.001; PyG's example uses 0.01, which on noisy dense graphs such as EdgeRand
+            releases collapses the encoder to constant embeddings, see docs/attacks.md).
         seed: Initialisation and negative-sampling seed (the global RNG is forked, not changed).
 
     Returns:
