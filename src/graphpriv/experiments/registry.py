@@ -7,7 +7,7 @@ from typing import Any
 
 from graphpriv.errors import ConfigError
 from graphpriv.linkpred.subgraphs import Extractor
-from graphpriv.methods import dplp_subgraph, heuristic, lapgraph_sgnn, publishing
+from graphpriv.methods import dplp_subgraph, heuristic, lapgraph_sgnn, ppgsl, publishing
 from graphpriv.methods.base import MethodConfig, RunFn
 
 
@@ -38,6 +38,8 @@ _METHODS = [
                "LapGraph-perturbed training graph (edge-level DP), then the non-private SGNN"),
     MethodSpec("cn", heuristic.CommonNeighboursConfig, heuristic.run, {},
                "common neighbours on the training graph, no DP (the ceiling of k = 2 path models)"),
+    MethodSpec("ppgsl", ppgsl.PPGSLConfig, ppgsl.run, {},
+               "publish: PPGSL, graph structure learned against a surrogate attacker (no DP; Wu et al.)"),
     MethodSpec("random-perturb", publishing.RandomPerturbConfig, publishing.run_random_perturb, {},
                "publish: remove a fraction of edges, add as many random ones (no DP; PPGSL baseline)"),
     MethodSpec("dice", publishing.DiceConfig, publishing.run_dice, {},
