@@ -92,3 +92,18 @@ def test_cells_capped_to_zero_seeds_are_left_out(tmp_path, monkeypatch):
     monkeypatch.setattr(tables, "_run_cell", lambda args: (_ for _ in ()).throw(AssertionError("ran")))
     spec = TableSpec("t", "t", ("g",), (Row("CN", "cn", max_seeds={"g": 0}),), "test")
     assert run_table(spec, seeds=2, store=tmp_path / "s.sqlite") == []
+
+
+def test_tradeoff_points_and_plot(tmp_path):
+    from graphpriv.experiments.plots import plot_tradeoff, tradeoff_points
+    from graphpriv.methods.base import Result
+
+    store = ResultStore(tmp_path / "t.sqlite")
+    for ratio, seed, lp, att in ((0.5, 0, 0.7, 0.6), (0.5, 1, 0.8, 0.7), (0.2, 0, 0.9, 0.85)):
+        store.append(Result(method="random-perturb", dataset="g", seed=seed,
+                            config=make_config("random-perturb", {"ratio": ratio}).model_dump(mode="json"),
+                            metrics={"lp_auc": lp, "nc_f1": lp, "attack_auc_gae-sim": att}))
+    points = tradeoff_points(store, "random-perturb", "g")
+    assert [p[0] for p in points] == [0.2, 0.5] and points[1][3] == 2
+    assert points[1][1] == pytest.approx(0.75) and points[1][2] == pytest.approx(0.65)
+    assert plot_tradeoff(store, ["random-perturb"], ["g"], tmp_path / "t.png").stat().st_size > 1000

@@ -62,6 +62,60 @@ def plot_epsilon_sweep(store: ResultStore, methods: list[str], datasets: list[st
     return out
 
 
+#: The knob each publishing method sweeps (specs/ppgsl.md "Protocol").
+KNOBS = {"ppgsl": "alpha", "random-perturb": "ratio", "dice": "ratio", "edgerand": "epsilon", "lapgraph": "epsilon"}
+
+
+def tradeoff_points(store: ResultStore, method: str, dataset: str, utility: str = "lp_auc",
+                    attack: str = "attack_auc_gae-sim", **config_filter) -> list[tuple[float, float, float, int]]:
+    """``[(knob, mean utility, mean attack AUC, seeds)]`` over the stored runs, sorted by knob.
+
+    Args:
+        utility: ``lp_auc`` or ``nc_f1``. attack: the attack metric (GAE+sim by default, the
+            paper's main figures). config_filter: config values runs must have (e.g. ``k=1``).
+    """
+    knob = KNOBS[method]
+    groups: dict[float, list[tuple[float, float]]] = defaultdict(list)
+    for result in store.results(method=method, dataset=dataset):
+        if not all(result.config.get(k) == v for k, v in config_filter.items()):
+            continue
+        if utility in result.metrics and attack in result.metrics:
+            groups[float(result.config[knob])].append((result.metrics[utility], result.metrics[attack]))
+    return [(k, float(np.mean([u for u, _ in v])), float(np.mean([a for _, a in v])), len(v))
+            for k, v in sorted(groups.items())]
+
+
+def plot_tradeoff(store: ResultStore, methods: list[str], datasets: list[str], out: Path, *,
+                  utilities: tuple[str, ...] = ("lp_auc", "nc_f1")) -> Path:
+    """PPGSL Fig. 2/3 style: one panel per (utility, dataset), utility (x) against the GAE+sim
+    attack AUC (y), one curve per method through its knob values; 50% is the ideal attack AUC."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(utilities), len(datasets), figsize=(4 * len(datasets), 3.4 * len(utilities)),
+                             squeeze=False)
+    for row, utility in zip(axes, utilities):
+        for ax, dataset in zip(row, datasets):
+            for method in methods:
+                points = tradeoff_points(store, method, dataset, utility)
+                if points:
+                    ax.plot([100 * p[1] for p in points], [100 * p[2] for p in points], marker="o",
+                            label=f"{method} ({KNOBS[method]})")
+            ax.axhline(50, color="grey", lw=0.8, ls="--")
+            ax.set_title(dataset)
+            ax.set_xlabel({"lp_auc": "LP AUC (%)", "nc_f1": "NC micro-F1 (%)"}.get(utility, utility))
+            ax.set_ylabel("GAE+sim attack AUC (%)")
+            ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Privacy-utility plot from a results store.")
     parser.add_argument("--store", type=Path, required=True)
@@ -69,7 +123,12 @@ def main() -> None:
     parser.add_argument("--datasets", nargs="+", required=True)
     parser.add_argument("--epsilons", nargs="*", type=float, default=None)
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--tradeoff", action="store_true", help="utility vs GAE+sim attack AUC (publishing)")
     args = parser.parse_args()
+    if args.tradeoff:
+        plot_tradeoff(ResultStore(args.store), args.methods, args.datasets, args.out)
+        print(f"wrote {args.out}")
+        return
     plot_epsilon_sweep(ResultStore(args.store), args.methods, args.datasets, args.out, args.epsilons,
                        accounting="rigorous", backbone="gcn")
     print(f"wrote {args.out}")
