@@ -112,3 +112,21 @@ def test_learning_lowers_a_retrained_surrogate_score_on_the_sensitive_links(comm
     after_retrain = {h["step"]: h["priv"] for h in out.history if "priv" in h and h["step"] % 20 == 0}
     assert after_retrain[40] < after_retrain[0] - 0.2, after_retrain
     assert out.published.shape[0] == 2 and (out.published[0] < out.published[1]).all()
+
+
+def test_fixed_graph_sparse_path_equals_the_differentiable_one():
+    from graphpriv.publishing.ppgsl import _sparse
+
+    torch.manual_seed(0)
+    n = 40
+    codes = torch.unique(torch.randint(0, n * n, (150,)))
+    src, dst = codes // n, codes % n
+    keep = src < dst
+    pairs = torch.stack([src[keep], dst[keep]])
+    w = torch.rand(pairs.size(1))
+    w[:4] = 0  # zero-weight candidates are dropped from the fixed adjacency: same result
+    edge_index, edge_weight = torch.cat([pairs, pairs.flip(0)], 1), torch.cat([w, w])
+    model = SurrogateAttacker(6, hidden=(8, 4))
+    x = torch.randn(n, 6)
+    assert torch.allclose(model.encode(x, (edge_index, edge_weight)),
+                          model.encode(x, _sparse((edge_index, edge_weight), n)), atol=1e-5)

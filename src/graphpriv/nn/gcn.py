@@ -17,12 +17,13 @@ from torch_geometric.utils import to_torch_csr_tensor
 __all__ = ["GCN", "sparse_adjacency", "train_node_classifier"]
 
 
-def sparse_adjacency(edge_index: Tensor, num_nodes: int) -> Tensor:
+def sparse_adjacency(edge_index: Tensor, num_nodes: int, edge_weight: Tensor | None = None) -> Tensor:
     """``[N, N]`` torch sparse CSR adjacency for GCNConv (sparse-dense products are several times
-    faster than edge-wise scatter on CPU). torch's beta-state notices are silenced here."""
+    faster than edge-wise scatter on CPU), weights as values when given (no gradient flows to
+    them through GCN normalisation). torch's beta-state notices are silenced here."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Sparse (CSR tensor support|invariant checks)")
-        return to_torch_csr_tensor(edge_index, size=(num_nodes, num_nodes))
+        return to_torch_csr_tensor(edge_index, edge_weight, size=(num_nodes, num_nodes))
 
 
 class GCN(nn.Module):
