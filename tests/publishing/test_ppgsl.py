@@ -128,5 +128,10 @@ def test_fixed_graph_sparse_path_equals_the_differentiable_one():
     edge_index, edge_weight = torch.cat([pairs, pairs.flip(0)], 1), torch.cat([w, w])
     model = SurrogateAttacker(6, hidden=(8, 4))
     x = torch.randn(n, 6)
-    assert torch.allclose(model.encode(x, (edge_index, edge_weight)),
-                          model.encode(x, _sparse((edge_index, edge_weight), n)), atol=1e-5)
+    reference = model.encode(x, (edge_index, edge_weight))
+    assert torch.allclose(reference, model.encode(x, _sparse((edge_index, edge_weight), n)), atol=1e-5)
+    from graphpriv.nn.weighted_gcn import SymmetricGraph
+
+    graph = SymmetricGraph(pairs, n)  # the learner's form, and its fixed CSR for surrogate training
+    assert torch.allclose(reference, model.encode(x, (graph, w)), atol=1e-5)
+    assert torch.allclose(reference, model.encode(x, _sparse((graph, w), n)), atol=1e-5)

@@ -40,6 +40,7 @@ from torch_geometric.utils import negative_sampling
 from graphpriv.data.graph import decode_pairs, pair_codes
 from graphpriv.data.splits import sample_non_edges
 from graphpriv.errors import ConfigError, DatasetError
+from graphpriv.nn.weighted_gcn import SymmetricGraph, gcn_propagate
 
 __all__ = ["PPGSLOutput", "PPGSLSettings", "SurrogateAttacker", "fgp_bytes", "ppgsl"]
 
@@ -126,7 +127,8 @@ class SurrogateAttacker(nn.Module):
 
     Shapes:
         encode(x [N, F] | None, adj) -> z [N, hidden[1]], with adj = (edge_index [2, 2P],
-        edge_weight [2P]) (differentiable in the weights), a torch sparse ``[N, N]`` adjacency
+        edge_weight [2P]) or (:class:`~graphpriv.nn.weighted_gcn.SymmetricGraph`, pair weights [P])
+        (both differentiable in the weights; the second is ~2.5x faster), a torch sparse ``[N, N]`` adjacency
         (transposed, weights as values; faster, for a fixed graph) or a dense [N, N] tensor; logits(z, pairs [2, Q]) -> [Q] (sigmoid gives
         the link probability).
     """
@@ -155,6 +157,9 @@ class SurrogateAttacker(nn.Module):
             return self.conv2(h, adj).squeeze(0)
         if isinstance(adj, Tensor):  # fixed sparse adjacency (surrogate training): fast spmm
             return self.conv2(F.relu(self.conv1(x, adj)), adj)
+        if isinstance(adj[0], SymmetricGraph):  # learner step: CSR product, gradient in the weights
+            h = F.relu(gcn_propagate(self.conv1.lin(x), *adj) + self.conv1.bias)
+            return gcn_propagate(self.conv2.lin(h), *adj) + self.conv2.bias
         h = F.relu(self.conv1(x, *adj))
         return self.conv2(h, *adj)
 
@@ -182,6 +187,7 @@ class _Learner(nn.Module):
             self.theta = nn.Parameter(a.clone())
         else:
             self.register_buffer("cand", torch.from_numpy(candidates))
+            self.graph = SymmetricGraph(self.cand, num_nodes)
             target = torch.zeros(candidates.shape[1])
             target[: pairs.shape[1]] = 1.0  # candidates = [edges, sampled non-edges]
             self.register_buffer("target", target)
@@ -198,8 +204,7 @@ class _Learner(nn.Module):
         edge changes nothing in the forward pass, but its gradient lets the learner add it."""
         if self.fgp:
             return self.dense()
-        w = torch.clamp(self.theta, 0.0, 1.0)
-        return _both(self.cand, w)
+        return self.graph, torch.clamp(self.theta, 0.0, 1.0)
 
     def weights(self) -> tuple[Tensor, Tensor]:
         """(pairs [2, P] with u < v, w [P] in (0, 1]) of A' (positive entries only)."""
@@ -224,10 +229,14 @@ def _both(pairs: Tensor, w: Tensor) -> tuple[Tensor, Tensor]:
     return torch.cat([pairs, pairs.flip(0)], dim=1), torch.cat([w, w])
 
 
-def _sparse(adj: tuple[Tensor, Tensor], num_nodes: int) -> Tensor:
-    """(edge_index, edge_weight) -> transposed sparse CSR adjacency for GCNConv (no gradient)."""
+def _sparse(adj: tuple, num_nodes: int) -> Tensor:
+    """(edge_index, edge_weight) or (SymmetricGraph, pair weights) -> transposed sparse CSR
+    adjacency for GCNConv (weights as values; no gradient)."""
     from graphpriv.nn.gcn import sparse_adjacency
 
+    if isinstance(adj[0], SymmetricGraph):
+        graph, w = adj
+        return graph.matrix(torch.cat([w, w])[graph.perm])  # symmetric, so it is its own transpose
     edge_index, edge_weight = adj
     keep = edge_weight > 0
     return sparse_adjacency(edge_index[:, keep].flip(0), num_nodes, edge_weight[keep])

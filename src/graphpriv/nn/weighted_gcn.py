@@ -1,0 +1,82 @@
+"""GCN propagation over a symmetric weighted graph, differentiable in the edge weights.
+
+PPGSL's learner needs d(loss)/d(edge weight) through a GCN (Wu et al., TKDE 2025, Eq. 9). PyG's
+edge-wise ``GCNConv`` builds an ``[E, d]`` message tensor and scatters it forward and backward.
+Here the normalised adjacency D^-1/2 (A_w + I) D^-1/2 is applied with a sparse CSR product, and
+its backward is written out: since A_w is symmetric, the gradient in the features is the same
+product, and the gradient in each normalised entry (u, v) is the dot product of the output
+gradient's row u with the input's row v. The degree normalisation stays in autograd.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from graphpriv.nn.gcn import sparse_adjacency
+
+__all__ = ["SymmetricGraph", "gcn_propagate"]
+
+
+class SymmetricGraph:
+    """Fixed CSR structure of an undirected graph: each pair in both directions.
+
+    Args:
+        pairs: ``[2, P]`` long, u < v, distinct. num_nodes: N.
+
+    Attributes:
+        row, col: ``[2P]`` the directed entries in CSR order (sorted by row, then column).
+        perm: ``[2P]`` index into ``cat([w, w])`` giving each CSR entry its pair's weight.
+    """
+
+    def __init__(self, pairs: Tensor, num_nodes: int) -> None:
+        p = pairs.size(1)
+        both = torch.cat([pairs, pairs.flip(0)], dim=1)
+        order = torch.argsort(both[0] * num_nodes + both[1])
+        self.row, self.col = both[0, order], both[1, order]
+        self.perm = order
+        self.num_nodes = num_nodes
+        csr = sparse_adjacency(torch.stack([self.row, self.col]), num_nodes)
+        self.crow, self.ccol = csr.crow_indices(), csr.col_indices()
+        self.num_pairs = p
+
+    def matrix(self, values: Tensor) -> Tensor:
+        """CSR ``[N, N]`` with ``values`` in CSR order (no gradient)."""
+        return torch.sparse_csr_tensor(self.crow, self.ccol, values, size=(self.num_nodes, self.num_nodes))
+
+
+class _SymmetricSpMM(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, values: Tensor, h: Tensor, graph: SymmetricGraph) -> Tensor:
+        ctx.graph = graph
+        ctx.save_for_backward(values, h)
+        return graph.matrix(values) @ h
+
+    @staticmethod
+    def backward(ctx, grad: Tensor):
+        values, h = ctx.saved_tensors
+        graph = ctx.graph
+        grad_values = grad_h = None
+        if ctx.needs_input_grad[0]:
+            grad_values = (grad[graph.row] * h[graph.col]).sum(-1)
+        if ctx.needs_input_grad[1]:
+            grad_h = graph.matrix(values) @ grad  # symmetric: A^T = A
+        return grad_values, grad_h, None
+
+
+def gcn_propagate(h: Tensor, graph: SymmetricGraph, weight: Tensor) -> Tensor:
+    """D^-1/2 (A_w + I) D^-1/2 h, differentiable in ``h`` and in the pair weights.
+
+    Args:
+        h: ``[N, d]`` node features (after the layer's linear map). graph: the structure.
+        weight: ``[P]`` weight of each pair (in the order of the pairs given to ``graph``).
+
+    Returns:
+        ``[N, d]``; equals PyG ``GCNConv``'s propagation with ``edge_weight = cat([w, w])``
+        (self-loops of weight 1, symmetric normalisation).
+    """
+    w = torch.cat([weight, weight])[graph.perm]
+    deg = torch.ones(graph.num_nodes, dtype=h.dtype).index_add(0, graph.row, w)
+    dis = deg.rsqrt()
+    values = dis[graph.row] * w * dis[graph.col]
+    return _SymmetricSpMM.apply(values, h, graph) + h * (dis * dis).unsqueeze(-1)
