@@ -57,12 +57,11 @@ def test_weighted_propagation_equals_pyg_gcnconv_with_gradients():
 
     from graphpriv.nn.weighted_gcn import SymmetricGraph, gcn_propagate
 
+    from graphpriv.testing.graphs import random_pairs
+
     torch.manual_seed(0)
     n = 30
-    codes = torch.unique(torch.randint(0, n * n, (120,)))
-    src, dst = codes // n, codes % n
-    keep = src < dst
-    pairs = torch.stack([src[keep], dst[keep]])
+    pairs = random_pairs(n, 120, seed=0)
     theta = torch.rand(pairs.size(1)) * 1.4 - 0.2
     t1, t2 = theta.clone().requires_grad_(True), theta.clone().requires_grad_(True)
     x = torch.randn(n, 7)

@@ -117,12 +117,11 @@ def test_learning_lowers_a_retrained_surrogate_score_on_the_sensitive_links(comm
 def test_fixed_graph_sparse_path_equals_the_differentiable_one():
     from graphpriv.publishing.ppgsl import _sparse
 
+    from graphpriv.testing.graphs import random_pairs
+
     torch.manual_seed(0)
     n = 40
-    codes = torch.unique(torch.randint(0, n * n, (150,)))
-    src, dst = codes // n, codes % n
-    keep = src < dst
-    pairs = torch.stack([src[keep], dst[keep]])
+    pairs = random_pairs(n, 150, seed=0)
     w = torch.rand(pairs.size(1))
     w[:4] = 0  # zero-weight candidates are dropped from the fixed adjacency: same result
     edge_index, edge_weight = torch.cat([pairs, pairs.flip(0)], 1), torch.cat([w, w])

@@ -29,15 +29,30 @@ def epsilon_curves(store: ResultStore, method: str, dataset: str, metric: str = 
     return dict(sorted(curves.items()))
 
 
-def plot_epsilon_sweep(store: ResultStore, methods: list[str], datasets: list[str], out: Path,
-                       epsilons: list[float] | None = None, **config_filter) -> Path:
-    """One panel per dataset: mean metric vs epsilon per method, with a ±1 std band."""
+def _panels(rows: int, cols: int):
+    """A headless matplotlib figure with a rows x cols grid of 4 x 3.4 inch panels."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(datasets), figsize=(4 * len(datasets), 3.4), squeeze=False)
+    return plt.subplots(rows, cols, figsize=(4 * cols, 3.4 * rows), squeeze=False)
+
+
+def _save(fig, out: Path) -> Path:
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
+def plot_epsilon_sweep(store: ResultStore, methods: list[str], datasets: list[str], out: Path,
+                       epsilons: list[float] | None = None, **config_filter) -> Path:
+    """One panel per dataset: mean metric vs epsilon per method, with a ±1 std band."""
+    fig, axes = _panels(1, len(datasets))
     for ax, dataset in zip(axes[0], datasets):
         for method in methods:
             curve = epsilon_curves(store, method, dataset, **config_filter)
@@ -55,11 +70,7 @@ def plot_epsilon_sweep(store: ResultStore, methods: list[str], datasets: list[st
         ax.set_ylabel("test AUC (%)")
         ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=8)
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(fig, out)
 
 
 #: The knob each publishing method sweeps (specs/ppgsl.md "Protocol").
@@ -89,13 +100,7 @@ def plot_tradeoff(store: ResultStore, methods: list[str], datasets: list[str], o
                   utilities: tuple[str, ...] = ("lp_auc", "nc_f1")) -> Path:
     """PPGSL Fig. 2/3 style: one panel per (utility, dataset), utility (x) against the GAE+sim
     attack AUC (y), one curve per method through its knob values; 50% is the ideal attack AUC."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(len(utilities), len(datasets), figsize=(4 * len(datasets), 3.4 * len(utilities)),
-                             squeeze=False)
+    fig, axes = _panels(len(utilities), len(datasets))
     for row, utility in zip(axes, utilities):
         for ax, dataset in zip(row, datasets):
             for method in methods:
@@ -109,11 +114,7 @@ def plot_tradeoff(store: ResultStore, methods: list[str], datasets: list[str], o
             ax.set_ylabel("GAE+sim attack AUC (%)")
             ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=7)
-    fig.tight_layout()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(fig, out)
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ from pydantic import Field
 from torch_geometric.data import Data
 
 from graphpriv.methods.base import Progress, Result, Timer, no_progress
-from graphpriv.methods.publishing import PublishConfig, _evaluate, _protocol
+from graphpriv.methods.publishing import PublishConfig, evaluate_release, sensitive_protocol
 from graphpriv.publishing.ppgsl import PPGSLSettings, ppgsl
 
 __all__ = ["PPGSLConfig", "run"]
@@ -50,7 +50,7 @@ def run(config: PPGSLConfig, data: Data, *, seed: int, method: str = "ppgsl",
         ConfigError: FGP beyond ``fgp_max_gib``.
     """
     timer = Timer()
-    protocol = _protocol(config, data, seed, timer)
+    protocol = sensitive_protocol(config, data, seed, timer)
     settings = PPGSLSettings(alpha=config.alpha, parameterization=config.parameterization, k=config.k,
                              mu=config.mu, protocol=config.protocol, head=config.head, tau=config.tau,
                              learner_steps=config.learner_steps, surrogate_epochs=config.surrogate_epochs,
@@ -65,5 +65,5 @@ def run(config: PPGSLConfig, data: Data, *, seed: int, method: str = "ppgsl",
             "final_priv_loss": steps[-1]["priv"] if steps else None,
             "final_util_loss": steps[-1]["util"] if steps else None,
             "surrogate_losses": [h["surrogate_loss"] for h in out.history if "surrogate_loss" in h]}
-    return _evaluate(config, protocol, out.published, method=method, seed=seed, timer=timer, ledger=None,
+    return evaluate_release(config, protocol, out.published, method=method, seed=seed, timer=timer, ledger=None,
                      info=info)

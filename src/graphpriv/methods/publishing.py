@@ -83,9 +83,11 @@ class LapGraphPublishConfig(PublishConfig):
     count_fraction: float = Field(0.01, gt=0, lt=1, description="share of epsilon for the edge count")
 
 
-def _evaluate(config: PublishConfig, protocol: SensitiveLinkProtocol, released: np.ndarray, *,
-              method: str, seed: int, timer: Timer, ledger: Ledger | None, info: dict,
-              notes: list[str] | None = None, epsilon: float | None = None) -> Result:
+def evaluate_release(config: PublishConfig, protocol: SensitiveLinkProtocol, released: np.ndarray, *,
+                     method: str, seed: int, timer: Timer, ledger: Ledger | None, info: dict,
+                     notes: list[str] | None = None, epsilon: float | None = None) -> Result:
+    """Attack and measure ``released`` ([2, E''] pairs) under ``protocol``; the :class:`Result`
+    with the release attached (``privacy`` from ``ledger``, None for empirical methods)."""
     graph = protocol.published(released)
     with timer.phase("evaluation"):
         attacks = [] if config.attacks.strip() == "none" else config.attacks
@@ -100,7 +102,8 @@ def _evaluate(config: PublishConfig, protocol: SensitiveLinkProtocol, released: 
                   timings=timer.finish(), info=info).with_release(graph)
 
 
-def _protocol(config: PublishConfig, data: Data, seed: int, timer: Timer) -> SensitiveLinkProtocol:
+def sensitive_protocol(config: PublishConfig, data: Data, seed: int, timer: Timer) -> SensitiveLinkProtocol:
+    """The run's :class:`SensitiveLinkProtocol` (timed as the ``split`` phase)."""
     with timer.phase("split"):
         return SensitiveLinkProtocol(data, seed=seed, sensitive_ratio=config.sensitive_ratio,
                                      test_ratio=config.test_ratio, use_features=config.use_features)
@@ -110,24 +113,24 @@ def run_random_perturb(config: RandomPerturbConfig, data: Data, *, seed: int, me
                        progress: Progress = no_progress) -> Result:
     """Publish with :func:`~graphpriv.publishing.perturbation.random_perturb`; no DP guarantee."""
     timer = Timer()
-    protocol = _protocol(config, data, seed, timer)
+    protocol = sensitive_protocol(config, data, seed, timer)
     with timer.phase("perturbation"):
         released = random_perturb(protocol.input_graph.pairs, protocol.num_nodes, ratio=config.ratio,
                                   rng=np.random.default_rng([seed, 31]))
     progress(1, 1)
-    return _evaluate(config, protocol, released, method=method, seed=seed, timer=timer, ledger=None, info={})
+    return evaluate_release(config, protocol, released, method=method, seed=seed, timer=timer, ledger=None, info={})
 
 
 def run_dice(config: DiceConfig, data: Data, *, seed: int, method: str = "dice",
              progress: Progress = no_progress) -> Result:
     """Publish with :func:`~graphpriv.publishing.perturbation.dice`; no DP guarantee."""
     timer = Timer()
-    protocol = _protocol(config, data, seed, timer)
+    protocol = sensitive_protocol(config, data, seed, timer)
     with timer.phase("perturbation"):
         released = dice(protocol.input_graph.pairs, protocol.num_nodes, protocol.sensitive_links,
                         ratio=config.ratio, rng=np.random.default_rng([seed, 37]))
     progress(1, 1)
-    return _evaluate(config, protocol, released, method=method, seed=seed, timer=timer, ledger=None, info={})
+    return evaluate_release(config, protocol, released, method=method, seed=seed, timer=timer, ledger=None, info={})
 
 
 def expected_edgerand_edges(num_edges: int, num_nodes: int, epsilon: float) -> float:
@@ -147,7 +150,7 @@ def run_edgerand(config: EdgeRandConfig, data: Data, *, seed: int, method: str =
         ConfigError: the expected release exceeds ``max_edges`` (raise epsilon or the cap).
     """
     timer = Timer()
-    protocol = _protocol(config, data, seed, timer)
+    protocol = sensitive_protocol(config, data, seed, timer)
     expected = expected_edgerand_edges(protocol.input_graph.num_edges, protocol.num_nodes, config.epsilon)
     if expected > config.max_edges:
         raise ConfigError(f"EdgeRand at epsilon={config.epsilon} on {protocol.num_nodes} nodes releases about "
@@ -161,7 +164,7 @@ def run_edgerand(config: EdgeRandConfig, data: Data, *, seed: int, method: str =
     progress(1, 1)
     notes = [("one edge added or removed = one adjacency bit replaced (REPLACE_ONE over the bits); "
              "every bit is flipped with probability 1/(1+e^epsilon); evaluation is post-processing")]
-    return _evaluate(config, protocol, released, method=method, seed=seed, timer=timer, ledger=ledger,
+    return evaluate_release(config, protocol, released, method=method, seed=seed, timer=timer, ledger=ledger,
                      info={"expected_published_edges": expected}, notes=notes, epsilon=config.epsilon)
 
 
@@ -173,7 +176,7 @@ def run_lapgraph(config: LapGraphPublishConfig, data: Data, *, seed: int, method
     noise on every adjacency bit, both L1-sensitivity 1; composed with the PLD accountant.
     """
     timer = Timer()
-    protocol = _protocol(config, data, seed, timer)
+    protocol = sensitive_protocol(config, data, seed, timer)
     ledger = Ledger(PrivacyUnit.EDGE, delta=config.delta, accountant="pld")
     with timer.phase("perturbation"):
         released, (count_event, matrix_event) = lapgraph(
@@ -184,5 +187,5 @@ def run_lapgraph(config: LapGraphPublishConfig, data: Data, *, seed: int, method
     progress(1, 1)
     notes = [("Laplace(1/eps1) edge count and Laplace(1/eps2) on every upper-triangle bit; the top-T "
              "selection and the evaluation are post-processing")]
-    return _evaluate(config, protocol, released, method=method, seed=seed, timer=timer, ledger=ledger,
+    return evaluate_release(config, protocol, released, method=method, seed=seed, timer=timer, ledger=ledger,
                      info={}, notes=notes, epsilon=config.epsilon)

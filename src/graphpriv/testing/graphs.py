@@ -24,3 +24,14 @@ def to_networkx(pairs: np.ndarray, num_nodes: int) -> nx.Graph:
     g.add_nodes_from(range(num_nodes))
     g.add_edges_from(map(tuple, np.asarray(pairs).T.tolist()))
     return g
+
+
+def random_pairs(num_nodes: int, draws: int, seed: int):
+    """Distinct undirected pairs ``[2, P]`` (torch long, u < v) from ``draws`` uniform draws."""
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    codes = torch.unique(torch.randint(0, num_nodes * num_nodes, (draws,), generator=g))
+    src, dst = codes // num_nodes, codes % num_nodes
+    keep = src < dst
+    return torch.stack([src[keep], dst[keep]])
