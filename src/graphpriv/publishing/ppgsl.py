@@ -37,9 +37,10 @@ from torch import Tensor, nn
 from torch_geometric.nn import DenseGCNConv, GCNConv
 from torch_geometric.utils import negative_sampling
 
-from graphpriv.data.graph import decode_pairs, pair_codes
+from graphpriv.data.graph import pair_codes
 from graphpriv.data.splits import sample_non_edges
 from graphpriv.errors import ConfigError, DatasetError
+from graphpriv.nn.gae import seeded
 from graphpriv.nn.weighted_gcn import SymmetricGraph, gcn_propagate
 
 __all__ = ["PPGSLOutput", "PPGSLSettings", "SurrogateAttacker", "fgp_bytes", "ppgsl"]
@@ -225,10 +226,6 @@ class _Learner(nn.Module):
         return 2.0 * ((self.target - torch.clamp(self.theta, 0.0, 1.0)) ** 2).sum()
 
 
-def _both(pairs: Tensor, w: Tensor) -> tuple[Tensor, Tensor]:
-    return torch.cat([pairs, pairs.flip(0)], dim=1), torch.cat([w, w])
-
-
 def _sparse(adj: tuple, num_nodes: int) -> Tensor:
     """(edge_index, edge_weight) or (SymmetricGraph, pair weights) -> transposed sparse CSR
     adjacency for GCNConv (weights as values; no gradient)."""
@@ -313,19 +310,15 @@ def ppgsl(pairs: np.ndarray, num_nodes: int, sensitive: np.ndarray, x: np.ndarra
         learner = _Learner(pairs, num_nodes, np.concatenate([pairs, added], axis=1))
     x_t = None if x is None else torch.as_tensor(x, dtype=torch.float32)
     sens = torch.from_numpy(sensitive)
-    gen_state = torch.random.get_rng_state()
-    torch.manual_seed(seed)
-    try:
+    with seeded(seed):  # torch and Python's random (PyG's negative sampling), restored afterwards
         out = _optimise(learner, x_t, sens, num_nodes, s, progress)
-        with torch.no_grad():
-            wp, w = learner.weights()
-            keep = torch.rand(w.shape, generator=torch.Generator().manual_seed(seed)) < w
-        out.published = wp[:, keep].numpy().astype(np.int64)
-        out.weights = (wp.numpy().astype(np.int64), w.detach().numpy())
-        out.num_parameters = int(learner.theta.numel())
-        return out
-    finally:
-        torch.random.set_rng_state(gen_state)
+    with torch.no_grad():
+        wp, w = learner.weights()
+        keep = torch.rand(w.shape, generator=torch.Generator().manual_seed(seed)) < w
+    out.published = wp[:, keep].numpy().astype(np.int64)
+    out.weights = (wp.numpy().astype(np.int64), w.detach().numpy())
+    out.num_parameters = int(learner.theta.numel())
+    return out
 
 
 def _new_surrogate(x: Tensor | None, num_nodes: int, s: PPGSLSettings) -> tuple[SurrogateAttacker, torch.optim.Optimizer]:
@@ -364,7 +357,3 @@ def _optimise(learner: _Learner, x: Tensor | None, sens: Tensor, num_nodes: int,
             progress(step + 1, s.learner_steps, priv=history[-1]["priv"], util=history[-1]["util"])
     return PPGSLOutput(np.empty((2, 0), np.int64), (np.empty((2, 0), np.int64), np.empty(0)), history)
 
-
-def canonical(pairs: np.ndarray, num_nodes: int) -> np.ndarray:
-    """Distinct pairs with u < v, sorted by code (helper for tests and callers)."""
-    return decode_pairs(np.unique(pair_codes(pairs, num_nodes)), num_nodes)
