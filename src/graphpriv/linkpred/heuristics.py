@@ -15,18 +15,15 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from graphpriv.data.graph import check_pairs
+
 __all__ = ["adamic_adar", "common_neighbours", "resource_allocation", "weighted_common_neighbours"]
 
 
 def _check(adj: sp.spmatrix, pairs: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
     if adj.ndim != 2 or adj.shape[0] != adj.shape[1]:
         raise ValueError(f"adjacency must be square, got shape {adj.shape}")
-    pairs = np.asarray(pairs, dtype=np.int64)
-    if pairs.ndim != 2 or pairs.shape[0] != 2:
-        raise ValueError(f"pairs must have shape [2, P], got {pairs.shape}")
-    if pairs.size and (pairs.min() < 0 or pairs.max() >= adj.shape[0]):
-        raise ValueError(f"pair ids must lie in [0, {adj.shape[0]}) (got range "
-                         f"[{pairs.min()}, {pairs.max()}])")
+    pairs = check_pairs(pairs, adj.shape[0])
     adj = sp.csr_matrix(adj)
     if adj.data.size and not np.all(adj.data == 1):
         adj = adj.copy()

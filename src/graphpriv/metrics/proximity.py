@@ -13,6 +13,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
+from graphpriv.data.graph import check_pairs
+
 __all__ = ["PairProximity", "pair_distances", "pair_proximity"]
 
 
@@ -32,12 +34,8 @@ def pair_distances(adj: sp.spmatrix, pairs: np.ndarray, *, max_rows: int = 1 << 
     Raises:
         ValueError: pairs not ``[2, P]`` or ids out of range.
     """
-    pairs = np.asarray(pairs, dtype=np.int64)
     n = adj.shape[0]
-    if pairs.ndim != 2 or pairs.shape[0] != 2:
-        raise ValueError(f"pairs must have shape [2, P], got {pairs.shape}")
-    if pairs.size and (pairs.min() < 0 or pairs.max() >= n):
-        raise ValueError(f"pair ids must lie in [0, {n})")
+    pairs = check_pairs(pairs, n)
     adj = sp.csr_matrix(adj)
     sources, which = np.unique(pairs[0], return_inverse=True)
     out = np.empty(pairs.shape[1])
