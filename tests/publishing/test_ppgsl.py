@@ -73,19 +73,33 @@ def test_utility_losses_are_the_frobenius_distance(small):
     assert torch.isclose(sparse.utility_loss(), ((a - dense) ** 2).sum())
 
 
-def test_dense_and_sparse_surrogates_compute_the_same_encoding():
+def test_every_adjacency_form_matches_pyg_gcn_layers():
+    # The surrogate's encoder over a dense A' (FGP), a weighted edge list, the learner's
+    # SymmetricGraph and the fixed NormalizedAdjacency equals two stacked PyG layers.
+    from torch_geometric.nn import DenseGCNConv
+
+    from graphpriv.nn.weighted_gcn import NormalizedAdjacency, SymmetricGraph
+
     torch.manual_seed(0)
     n = 12
     pairs = torch.tensor([[0, 1, 2, 3, 5, 7], [1, 2, 3, 4, 9, 11]])
     w = torch.rand(pairs.size(1))
     x = torch.randn(n, 5)
-    sparse = SurrogateAttacker(5, hidden=(8, 4))
-    dense = SurrogateAttacker(5, hidden=(8, 4), dense=True)
-    dense.load_state_dict(sparse.state_dict())
+    model = SurrogateAttacker(5, hidden=(8, 4))
+    edge_index, edge_weight = torch.cat([pairs, pairs.flip(0)], dim=1), torch.cat([w, w])
+    c1, c2 = model.conv1, model.conv2
+    reference = c2(torch.relu(c1(x, edge_index, edge_weight)), edge_index, edge_weight)
     adj = torch.zeros(n, n)
     adj[pairs[0], pairs[1]] = adj[pairs[1], pairs[0]] = w
-    edge_index = torch.cat([pairs, pairs.flip(0)], dim=1)
-    assert torch.allclose(sparse.encode(x, (edge_index, torch.cat([w, w]))), dense.encode(x, adj), atol=1e-5)
+    d1, d2 = DenseGCNConv(5, 8), DenseGCNConv(8, 4)
+    for d, c in ((d1, c1), (d2, c2)):
+        d.lin.weight.data.copy_(c.lin.weight)
+        d.bias.data.copy_(c.bias)
+    dense_reference = d2(torch.relu(d1(x, adj)), adj).squeeze(0)
+    assert torch.allclose(reference, dense_reference, atol=1e-5)
+    for form in (adj, (edge_index, edge_weight), (SymmetricGraph(pairs, n), w), NormalizedAdjacency(pairs, w, n)):
+        assert torch.allclose(model.encode(x, form), reference, atol=1e-5)
+    assert torch.allclose(model.encode(None, adj, xw1=c1.lin(x)), reference, atol=1e-5)
 
 
 @pytest.fixture(scope="module")
@@ -114,9 +128,9 @@ def test_learning_lowers_a_retrained_surrogate_score_on_the_sensitive_links(comm
     assert out.published.shape[0] == 2 and (out.published[0] < out.published[1]).all()
 
 
-def test_fixed_graph_sparse_path_equals_the_differentiable_one():
-    from graphpriv.publishing.ppgsl import _sparse
-
+def test_fixed_graph_path_equals_the_differentiable_one_with_gradients():
+    from graphpriv.nn.weighted_gcn import SymmetricGraph
+    from graphpriv.publishing.ppgsl import _fixed
     from graphpriv.testing.graphs import random_pairs
 
     torch.manual_seed(0)
@@ -127,10 +141,33 @@ def test_fixed_graph_sparse_path_equals_the_differentiable_one():
     edge_index, edge_weight = torch.cat([pairs, pairs.flip(0)], 1), torch.cat([w, w])
     model = SurrogateAttacker(6, hidden=(8, 4))
     x = torch.randn(n, 6)
-    reference = model.encode(x, (edge_index, edge_weight))
-    assert torch.allclose(reference, model.encode(x, _sparse((edge_index, edge_weight), n)), atol=1e-5)
-    from graphpriv.nn.weighted_gcn import SymmetricGraph
+    grads = []
+    for form in ((edge_index, edge_weight), (SymmetricGraph(pairs, n), w), _fixed(None, pairs[:, 4:], w[4:], n)):
+        model.zero_grad()
+        z = model.encode(x, form)
+        (z ** 2).sum().backward()
+        grads.append((z.detach(), model.conv1.lin.weight.grad.clone(), model.conv2.bias.grad.clone()))
+    for other in grads[1:]:
+        for a, b in zip(grads[0], other):
+            assert torch.allclose(a, b, atol=1e-4)
 
-    graph = SymmetricGraph(pairs, n)  # the learner's form, and its fixed CSR for surrogate training
-    assert torch.allclose(reference, model.encode(x, (graph, w)), atol=1e-5)
-    assert torch.allclose(reference, model.encode(x, _sparse((graph, w), n)), atol=1e-5)
+
+def test_surrogate_negatives_are_uniform_non_pairs():
+    from graphpriv.publishing.ppgsl import _non_pairs
+    from graphpriv.testing.graphs import random_pairs
+
+    n = 30
+    pairs = random_pairs(n, 300, seed=1)  # 300 of 435 pairs taken: rejection must work hard
+    codes = torch.sort(pairs[0] * n + pairs[1]).values
+    torch.manual_seed(0)
+    neg = _non_pairs(codes, n, 20000)
+    assert neg.shape == (2, 20000) and (neg[0] < neg[1]).all()
+    drawn = neg[0] * n + neg[1]
+    assert not torch.isin(drawn, codes).any()
+    counts = torch.bincount(drawn, minlength=n * n)
+    allowed = torch.ones(n * n, dtype=torch.bool)
+    allowed[codes] = False
+    u, v = torch.triu_indices(n, n, 1)
+    free = (u * n + v)[allowed[u * n + v]]
+    assert (counts[free] > 0).all()  # every one of the 135 free pairs is drawn (mean 148 each)
+    assert counts.sum() == counts[free].sum()

@@ -4,8 +4,9 @@ PPGSL's learner needs d(loss)/d(edge weight) through a GCN (Wu et al., TKDE 2025
 edge-wise ``GCNConv`` builds an ``[E, d]`` message tensor and scatters it forward and backward.
 Here the normalised adjacency D^-1/2 (A_w + I) D^-1/2 is applied with a sparse CSR product, and
 its backward is written out: since A_w is symmetric, the gradient in the features is the same
-product, and the gradient in each normalised entry (u, v) is the dot product of the output
-gradient's row u with the input's row v. The degree normalisation stays in autograd.
+product, and the gradient in the normalised entries is the sampled product (grad @ h^T) at the
+graph's entries (``torch.sparse.sampled_addmm``, never an ``[E, d]`` tensor). The degree
+normalisation stays in autograd.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from torch import Tensor
 
 from graphpriv.nn.gcn import sparse_adjacency
 
-__all__ = ["SymmetricGraph", "gcn_propagate"]
+__all__ = ["NormalizedAdjacency", "SymmetricGraph", "gcn_normalize", "gcn_propagate"]
 
 
 class SymmetricGraph:
@@ -57,11 +58,27 @@ class _SymmetricSpMM(torch.autograd.Function):
         values, h = ctx.saved_tensors
         graph = ctx.graph
         grad_values = grad_h = None
-        if ctx.needs_input_grad[0]:
-            grad_values = (grad[graph.row] * h[graph.col]).sum(-1)
+        if ctx.needs_input_grad[0]:  # (grad @ h^T) at the graph's entries, in CSR order
+            grad_values = torch.sparse.sampled_addmm(graph.matrix(values.detach()), grad.contiguous(), h.T,
+                                                     beta=0.0).values()
         if ctx.needs_input_grad[1]:
-            grad_h = graph.matrix(values) @ grad  # symmetric: A^T = A
+            grad_h = graph.matrix(values.detach()) @ grad  # symmetric: A^T = A
         return grad_values, grad_h, None
+
+
+def gcn_normalize(graph: SymmetricGraph, weight: Tensor) -> tuple[Tensor, Tensor]:
+    """Entries of D^-1/2 (A_w + I) D^-1/2 (Kipf & Welling, ICLR 2017, Eq. 2), differentiable in ``weight``.
+
+    Args:
+        graph: the structure. weight: ``[P]`` weight of each pair (order of ``graph``'s pairs).
+
+    Returns:
+        ``(values [2P] in CSR order, self_weight [N])``: the off-diagonal and diagonal entries.
+    """
+    w = torch.cat([weight, weight])[graph.perm]
+    deg = torch.ones(graph.num_nodes, dtype=weight.dtype).index_add(0, graph.row, w)
+    dis = deg.rsqrt()
+    return dis[graph.row] * w * dis[graph.col], dis * dis
 
 
 def gcn_propagate(h: Tensor, graph: SymmetricGraph, weight: Tensor) -> Tensor:
@@ -75,8 +92,25 @@ def gcn_propagate(h: Tensor, graph: SymmetricGraph, weight: Tensor) -> Tensor:
         ``[N, d]``; equals PyG ``GCNConv``'s propagation with ``edge_weight = cat([w, w])``
         (self-loops of weight 1, symmetric normalisation).
     """
-    w = torch.cat([weight, weight])[graph.perm]
-    deg = torch.ones(graph.num_nodes, dtype=h.dtype).index_add(0, graph.row, w)
-    dis = deg.rsqrt()
-    values = dis[graph.row] * w * dis[graph.col]
-    return _SymmetricSpMM.apply(values, h, graph) + h * (dis * dis).unsqueeze(-1)
+    values, self_weight = gcn_normalize(graph, weight)
+    return _SymmetricSpMM.apply(values, h, graph) + h * self_weight.unsqueeze(-1)
+
+
+class NormalizedAdjacency:
+    """A fixed D^-1/2 (A_w + I) D^-1/2 (no gradient in the weights), for training a GCN on a graph
+    that does not change: the normalisation is computed once, each product is one CSR product
+    forward and one backward (the matrix is symmetric, so no transpose is formed).
+
+    Args:
+        pairs: ``[2, P]`` long, u < v, distinct. weight: ``[P]`` pair weights. num_nodes: N.
+    """
+
+    def __init__(self, pairs: Tensor, weight: Tensor, num_nodes: int) -> None:
+        self.graph = SymmetricGraph(pairs, num_nodes)
+        values, self_weight = gcn_normalize(self.graph, weight.detach())
+        self.values, self.self_weight = values, self_weight.unsqueeze(-1)
+        self.num_nodes = num_nodes
+
+    def __call__(self, h: Tensor) -> Tensor:
+        """``[N, d] -> [N, d]``: the normalised propagation of ``h``."""
+        return _SymmetricSpMM.apply(self.values, h, self.graph) + h * self.self_weight

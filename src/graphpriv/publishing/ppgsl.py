@@ -34,14 +34,15 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
-from torch_geometric.nn import DenseGCNConv, GCNConv
-from torch_geometric.utils import negative_sampling
+from torch_geometric.nn import GCNConv
+from torch_geometric.nn.conv.gcn_conv import gcn_norm
 
 from graphpriv.data.graph import pair_codes
 from graphpriv.data.splits import sample_non_edges
 from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.nn.gae import seeded
-from graphpriv.nn.weighted_gcn import SymmetricGraph, gcn_propagate
+from graphpriv.nn.heap import retained_heap
+from graphpriv.nn.weighted_gcn import NormalizedAdjacency, SymmetricGraph, gcn_propagate
 
 __all__ = ["PPGSLOutput", "PPGSLSettings", "SurrogateAttacker", "fgp_bytes", "ppgsl"]
 
@@ -118,59 +119,69 @@ class SurrogateAttacker(nn.Module):
     """The surrogate f_phi + delta_varphi of PPGSL Sec. III-A: 2-layer GCN and a link head.
 
     Args:
-        in_channels: feature width F, or None (learned input embedding, needs ``num_nodes``).
+        in_channels: feature width F, or None: identity features, i.e. the first layer's weight
+            is a free ``[N, hidden[0]]`` matrix (an embedding; needs ``num_nodes``).
         hidden: encoder widths (128, 64). head: ``cos`` (tau cos), ``inner`` (z_i . z_j) or ``mlp``
             (2-layer MLP on [z_i || z_j]). tau: temperature of ``cos``. num_nodes: N.
 
-        dense: propagate over a dense ``[N, N]`` weighted adjacency (PyG ``DenseGCNConv``, for FGP)
-            instead of a weighted edge list (``GCNConv``); the two compute the same normalised
-            propagation D^-1/2 (A' + I) D^-1/2.
+    The layers are PyG ``GCNConv`` modules (their weights and biases); the normalised propagation
+    D^-1/2 (A' + I) D^-1/2 is applied according to the form of the adjacency given to ``encode``.
 
     Shapes:
-        encode(x [N, F] | None, adj) -> z [N, hidden[1]], with adj = (edge_index [2, 2P],
-        edge_weight [2P]) or (:class:`~graphpriv.nn.weighted_gcn.SymmetricGraph`, pair weights [P])
-        (both differentiable in the weights; the second is ~2.5x faster), a torch sparse ``[N, N]`` adjacency
-        (transposed, weights as values; faster, for a fixed graph) or a dense [N, N] tensor; logits(z, pairs [2, Q]) -> [Q] (sigmoid gives
-        the link probability).
+        encode(x [N, F] | None, adj) -> z [N, hidden[1]], with adj one of: (edge_index [2, 2P],
+        edge_weight [2P]) (PyG message passing, differentiable in the weights);
+        (:class:`~graphpriv.nn.weighted_gcn.SymmetricGraph`, pair weights [P]) (CSR products,
+        differentiable in the weights, the learner's form); a
+        :class:`~graphpriv.nn.weighted_gcn.NormalizedAdjacency` (fixed graph, surrogate training);
+        a dense ``[N, N]`` tensor (FGP). logits(z, pairs [2, Q]) -> [Q] (sigmoid gives the link
+        probability).
     """
 
     def __init__(self, in_channels: int | None, *, hidden: tuple[int, int] = (128, 64), head: str = "cos",
-                 tau: float = 5.0, num_nodes: int | None = None, dense: bool = False) -> None:
+                 tau: float = 5.0, num_nodes: int | None = None) -> None:
         super().__init__()
-        if in_channels is None:
-            self.embedding = nn.Embedding(num_nodes, hidden[0])
-            in_channels = hidden[0]
-        else:
-            self.embedding = None
-        conv = DenseGCNConv if dense else GCNConv
-        self.dense = dense
-        self.conv1 = conv(in_channels, hidden[0])
-        self.conv2 = conv(hidden[0], hidden[1])
+        self.embedding = nn.Embedding(num_nodes, hidden[0]) if in_channels is None else None
+        self.conv1 = GCNConv(hidden[0] if in_channels is None else in_channels, hidden[0])
+        self.conv2 = GCNConv(hidden[0], hidden[1])
         self.head, self.tau = head, tau
         self.mlp = nn.Sequential(nn.Linear(2 * hidden[1], hidden[1]), nn.ReLU(), nn.Linear(hidden[1], 1)) \
             if head == "mlp" else None
 
-    def encode(self, x: Tensor | None, adj) -> Tensor:
-        if self.embedding is not None:
-            x = self.embedding.weight
-        if self.dense:
-            h = F.relu(self.conv1(x, adj).squeeze(0))
-            return self.conv2(h, adj).squeeze(0)
-        if isinstance(adj, Tensor):  # fixed sparse adjacency (surrogate training): fast spmm
-            return self.conv2(F.relu(self.conv1(x, adj)), adj)
-        if isinstance(adj[0], SymmetricGraph):  # learner step: CSR product, gradient in the weights
-            h = F.relu(gcn_propagate(self.conv1.lin(x), *adj) + self.conv1.bias)
-            return gcn_propagate(self.conv2.lin(h), *adj) + self.conv2.bias
-        h = F.relu(self.conv1(x, *adj))
-        return self.conv2(h, *adj)
+    def first_linear(self, x: Tensor | None) -> Tensor:
+        """X W_1, ``[N, hidden[0]]`` (W_1 itself for identity features)."""
+        return self.embedding.weight if self.embedding is not None else self.conv1.lin(x)
+
+    def encode(self, x: Tensor | None, adj, *, xw1: Tensor | None = None) -> Tensor:
+        """z = GCN(A', X); ``xw1`` (optional) is a precomputed :meth:`first_linear` (the learner
+        step, where the surrogate is fixed)."""
+        h = self.first_linear(x) if xw1 is None else xw1
+        h = F.relu(_propagate(self.conv1, h, adj) + self.conv1.bias)
+        return _propagate(self.conv2, self.conv2.lin(h), adj) + self.conv2.bias
 
     def logits(self, z: Tensor, pairs: Tensor) -> Tensor:
-        a, b = z[pairs[0]], z[pairs[1]]
+        if self.head == "cos":  # normalise once per node, not once per pair (and index_select's
+            z = F.normalize(z, dim=-1)  # backward is an index_add, much faster than indexing's)
+        a, b = z.index_select(0, pairs[0]), z.index_select(0, pairs[1])
         if self.head == "cos":
-            return self.tau * F.cosine_similarity(a, b, dim=-1)
+            return self.tau * (a * b).sum(-1)
         if self.head == "inner":
             return (a * b).sum(-1)
         return self.mlp(torch.cat([a, b], dim=-1)).squeeze(-1)
+
+
+def _propagate(conv: GCNConv, h: Tensor, adj) -> Tensor:
+    """D^-1/2 (A' + I) D^-1/2 h for the forms of A' that :meth:`SurrogateAttacker.encode` takes."""
+    if isinstance(adj, NormalizedAdjacency):
+        return adj(h)
+    if isinstance(adj, Tensor):  # dense [N, N] (FGP), as PyG's DenseGCNConv normalises it
+        a = adj + torch.eye(adj.size(0), dtype=adj.dtype)
+        dis = a.sum(-1).clamp(min=1.0).rsqrt().unsqueeze(-1)
+        return dis * (a @ (dis * h))
+    if isinstance(adj[0], SymmetricGraph):
+        return gcn_propagate(h, *adj)
+    edge_index, edge_weight = adj
+    edge_index, norm = gcn_norm(edge_index, edge_weight, h.size(0), add_self_loops=True)
+    return conv.propagate(edge_index, x=h, edge_weight=norm)
 
 
 class _Learner(nn.Module):
@@ -226,33 +237,46 @@ class _Learner(nn.Module):
         return 2.0 * ((self.target - torch.clamp(self.theta, 0.0, 1.0)) ** 2).sum()
 
 
-def _sparse(adj: tuple, num_nodes: int) -> Tensor:
-    """(edge_index, edge_weight) or (SymmetricGraph, pair weights) -> transposed sparse CSR
-    adjacency for GCNConv (weights as values; no gradient)."""
-    from graphpriv.nn.gcn import sparse_adjacency
+def _fixed(adj, pairs: Tensor, w: Tensor, num_nodes: int):
+    """The surrogate's view of A' while theta is fixed: the dense matrix (FGP) or a
+    :class:`NormalizedAdjacency` over the positive-weight pairs only (zero-weight candidates add
+    nothing to the propagation, so leaving them out changes no output)."""
+    return adj if isinstance(adj, Tensor) else NormalizedAdjacency(pairs, w, num_nodes)
 
-    if isinstance(adj[0], SymmetricGraph):
-        graph, w = adj
-        return graph.matrix(torch.cat([w, w])[graph.perm])  # symmetric, so it is its own transpose
-    edge_index, edge_weight = adj
-    keep = edge_weight > 0
-    return sparse_adjacency(edge_index[:, keep].flip(0), num_nodes, edge_weight[keep])
+
+def _non_pairs(codes: Tensor, num_nodes: int, count: int) -> Tensor:
+    """``[2, count]`` uniform pairs u < v whose code u * N + v is not in the sorted ``codes``
+    (rejection sampling with torch's generator, so ``seeded`` makes it reproducible)."""
+    out = []
+    need = count
+    while need > 0:
+        draw = need + need // 8 + 16  # collisions with A' are rare in sparse graphs
+        u, v = torch.randint(num_nodes, (draw,)), torch.randint(num_nodes, (draw,))
+        u, v = torch.minimum(u, v), torch.maximum(u, v)
+        c = u * num_nodes + v
+        ok = u != v
+        if codes.numel():
+            ok &= codes[torch.searchsorted(codes, c).clamp(max=codes.numel() - 1)] != c
+        u, v = u[ok][:need], v[ok][:need]
+        out.append(torch.stack([u, v]))
+        need -= u.numel()
+    return torch.cat(out, dim=1)
 
 
 def _train_surrogate(model: SurrogateAttacker, optimizer: torch.optim.Optimizer, x: Tensor | None,
                      adj, pairs: Tensor, w: Tensor, num_nodes: int, epochs: int) -> float:
-    """Eq. 5 with theta fixed: soft targets w on A's positive pairs, 0 on as many other pairs."""
-    positive = torch.cat([pairs, pairs.flip(0)], dim=1)
-    if isinstance(adj, tuple):  # theta is fixed here: a sparse CSR product is several times faster
-        adj = _sparse(adj, num_nodes)
+    """Eq. 5 with theta fixed: soft targets w on A's positive pairs (u < v), 0 on as many uniform
+    pairs outside them (fresh each epoch)."""
+    codes = torch.sort(pairs[0] * num_nodes + pairs[1]).values
+    zeros = torch.zeros(pairs.size(1))
     loss = torch.tensor(0.0)
     for _ in range(epochs):
         model.train()
         optimizer.zero_grad()
         z = model.encode(x, adj)
-        neg = negative_sampling(positive, num_nodes=num_nodes, num_neg_samples=pairs.size(1))
+        neg = _non_pairs(codes, num_nodes, pairs.size(1))
         loss = (F.binary_cross_entropy_with_logits(model.logits(z, pairs), w)
-                + F.binary_cross_entropy_with_logits(model.logits(z, neg), torch.zeros(neg.size(1))))
+                + F.binary_cross_entropy_with_logits(model.logits(z, neg), zeros))
         loss.backward()
         optimizer.step()
     return float(loss.detach())
@@ -310,7 +334,7 @@ def ppgsl(pairs: np.ndarray, num_nodes: int, sensitive: np.ndarray, x: np.ndarra
         learner = _Learner(pairs, num_nodes, np.concatenate([pairs, added], axis=1))
     x_t = None if x is None else torch.as_tensor(x, dtype=torch.float32)
     sens = torch.from_numpy(sensitive)
-    with seeded(seed):  # torch and Python's random (PyG's negative sampling), restored afterwards
+    with seeded(seed), retained_heap():  # torch's RNG, restored afterwards; big tensors reuse the heap
         out = _optimise(learner, x_t, sens, num_nodes, s, progress)
     with torch.no_grad():
         wp, w = learner.weights()
@@ -323,7 +347,7 @@ def ppgsl(pairs: np.ndarray, num_nodes: int, sensitive: np.ndarray, x: np.ndarra
 
 def _new_surrogate(x: Tensor | None, num_nodes: int, s: PPGSLSettings) -> tuple[SurrogateAttacker, torch.optim.Optimizer]:
     model = SurrogateAttacker(None if x is None else x.size(1), hidden=s.hidden, head=s.head, tau=s.tau,
-                              num_nodes=num_nodes, dense=s.parameterization == "fgp")
+                              num_nodes=num_nodes)
     return model, torch.optim.Adam(model.parameters(), lr=s.surrogate_lr)
 
 
@@ -339,14 +363,16 @@ def _optimise(learner: _Learner, x: Tensor | None, sens: Tensor, num_nodes: int,
                 surrogate, sur_opt = _new_surrogate(x, num_nodes, s)
             with torch.no_grad():
                 wp, w = learner.weights()
-                adj = learner.adjacency()
+                adj = _fixed(learner.adjacency(), wp, w, num_nodes)
             surrogate.requires_grad_(True)
             sur_loss = _train_surrogate(surrogate, sur_opt, x, adj, wp, w, num_nodes, s.surrogate_epochs)
             surrogate.requires_grad_(False)
             surrogate.eval()
+            with torch.no_grad():
+                xw1 = surrogate.first_linear(x)  # fixed until the next surrogate update
             history.append({"step": step, "surrogate_loss": sur_loss})
         optimizer.zero_grad()
-        z = surrogate.encode(x, learner.adjacency())
+        z = surrogate.encode(x, learner.adjacency(), xw1=xw1)
         priv = F.binary_cross_entropy_with_logits(surrogate.logits(z, sens), zeros)
         util = learner.utility_loss()
         loss = priv + s.alpha * util
