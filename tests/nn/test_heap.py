@@ -15,8 +15,7 @@ def test_retained_heap_applies_on_linux_and_keeps_results():
     outside = (a @ a.T).sum()
     with retained_heap() as applied:
         inside = (a @ a.T).sum()
-        for _ in range(3):
-            del a
-            a = torch.randn(2000, 3000)
+        blocks = [torch.randn(2000, 3000) for _ in range(3)]  # allocated and freed inside
+        del blocks
     assert applied is True
     assert torch.equal(outside, inside)
