@@ -37,9 +37,12 @@ reproduce: setup
 	  --datasets yeast usair celegans pb --epsilons 1 2.5 5 7.5 10 --out docs/dplp_eps_sweep.png
 	$(BIN)/python -m graphpriv.experiments.ppgsl_table1 --seeds 5
 	$(BIN)/python -m graphpriv.experiments.tables ppgsl-baselines --seeds 3 --workers 2 --store runs/ppgsl.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables ppgsl-cora-alpha --seeds 2 --workers 2 --store runs/ppgsl.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables ppgsl-tradeoff --seeds 5 --workers 2 --store runs/ppgsl.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables ppgsl-attacks --seeds 5 --workers 2 --store runs/ppgsl.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables ppgsl-ablations --seeds 5 --workers 2 --store runs/ppgsl.sqlite
 	$(BIN)/python -m graphpriv.experiments.plots --store runs/ppgsl.sqlite --methods ppgsl random-perturb dice \
-	  edgerand lapgraph --datasets cora --tradeoff --out docs/ppgsl_tradeoff_cora.png
+	  edgerand lapgraph --datasets cora citeseer polblogs lastfm_asia pubmed deezer_europe --tradeoff \
+	  --out docs/ppgsl_tradeoff.png
 
 bench: setup
 	$(BIN)/python benchmarks/bench_path_extraction.py --dataset usair --theta 40 --k 2

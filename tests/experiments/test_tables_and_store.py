@@ -107,3 +107,13 @@ def test_tradeoff_points_and_plot(tmp_path):
     assert [p[0] for p in points] == [0.2, 0.5] and points[1][3] == 2
     assert points[1][1] == pytest.approx(0.75) and points[1][2] == pytest.approx(0.65)
     assert plot_tradeoff(store, ["random-perturb"], ["g"], tmp_path / "t.png").stat().st_size > 1000
+
+
+def test_columns_a_run_did_not_measure_show_a_dash():
+    spec = TableSpec("t", "t", ("g",), (Row("CN", "cn"),), "test", columns=("nc_f1", "lp_auc"))
+    results = [_result(method="cn", seed=s, auc=0.6) for s in (0, 1)]
+    for r in results:
+        r.metrics["lp_auc"] = 0.7
+    results[1].metrics["nc_f1"] = 0.5  # measured on one seed only: not averaged as if complete
+    text = to_markdown(spec, [(spec.rows[0], "g", results)], seeds=2, command="cmd")
+    assert "| CN | g | 60.00 ± 0.00 | 2 | - | - | 70.00 ± 0.00 |" in text
