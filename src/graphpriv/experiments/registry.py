@@ -7,7 +7,7 @@ from typing import Any
 
 from graphpriv.errors import ConfigError
 from graphpriv.linkpred.subgraphs import Extractor
-from graphpriv.methods import dplp_subgraph, heuristic, lapgraph_sgnn, ppgsl, publishing
+from graphpriv.methods import dplp_rank, dplp_subgraph, heuristic, lapgraph_sgnn, ppgsl, publishing
 from graphpriv.methods.base import MethodConfig, RunFn
 
 
@@ -38,6 +38,18 @@ _METHODS = [
                "LapGraph-perturbed training graph (edge-level DP), then the non-private SGNN"),
     MethodSpec("cn", heuristic.CommonNeighboursConfig, heuristic.run, {},
                "common neighbours on the training graph, no DP (the ceiling of k = 2 path models)"),
+    MethodSpec("dplp-rank", dplp_rank.DPLPRankConfig, dplp_rank.run, {},
+               "rank: DPLP, a trained monotone UMNN transform + Gumbel top-K (protected-pair DP; De & Chakrabarti)"),
+    MethodSpec("dplp-rank-lin", dplp_rank.DPLPRankConfig, dplp_rank.run, {},
+               "rank: DPLP-Lin, the trained power transform nu_beta + Gumbel top-K (protected-pair DP)"),
+    MethodSpec("rank-exponential", dplp_rank.RankConfig, dplp_rank.run, {},
+               "rank: exponential mechanism on the raw score, K draws (protected-pair DP)"),
+    MethodSpec("rank-laplace", dplp_rank.RankConfig, dplp_rank.run, {},
+               "rank: one-shot Laplace noise on the scores, top-K (the paper's baseline and claim)"),
+    MethodSpec("rank-staircase", dplp_rank.RankConfig, dplp_rank.run, {},
+               "rank: one-shot staircase noise on the scores, top-K (the paper's baseline and claim)"),
+    MethodSpec("rank-nonprivate", dplp_rank.RankConfig, dplp_rank.run, {},
+               "rank: sort by the base score, no noise (no DP)"),
     MethodSpec("ppgsl", ppgsl.PPGSLConfig, ppgsl.run, {},
                "publish: PPGSL, graph structure learned against a surrogate attacker (no DP; Wu et al.)"),
     MethodSpec("random-perturb", publishing.RandomPerturbConfig, publishing.run_random_perturb, {},

@@ -1,0 +1,1 @@
+"""Protected-pair differentially private link recommendation (DPLP-rank, De & Chakrabarti, AAAI 2021)."""

@@ -1,0 +1,116 @@
+"""Monotone score transforms of DPLP-rank: nu_beta and the UMNN on top of it.
+
+Source: De & Chakrabarti (AAAI 2021), Sec. 4.3, Eq. 6-7; Wehenkel & Louppe, "Unconstrained
+monotonic neural networks" (NeurIPS 2019) for the integral form and Clenshaw–Curtis quadrature;
+specs/dplp-rank.md "Mechanism".
+
+- ``PowerTransform``: nu_beta(s) = sum_i exp(tau beta_i) s^(a_i), a_i = 1/2 + (i-1)/100,
+  i = 1..170, tau = 0.01 (``dplp-rank-lin``). Increasing in s >= 0 for any beta, nu(0) = 0.
+- ``UMNNTransform``: f(s) = int_0^{nu_beta(s)} g_phi(t) dt + b0 with g_phi = ELU(MLP(t)) + 1 > 0
+  (one hidden layer of 20 units); the integral by Clenshaw–Curtis quadrature. Increasing in s
+  for any parameters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+__all__ = ["PowerTransform", "UMNNTransform", "clenshaw_curtis"]
+
+
+def clenshaw_curtis(n: int) -> tuple[Tensor, Tensor]:
+    """Clenshaw–Curtis nodes and weights on [-1, 1] with ``n + 1`` points (Trefethen, "Spectral
+    methods in MATLAB", 2000, clencurt): exact for polynomials of degree <= n.
+
+    Returns:
+        ``(nodes [n + 1], weights [n + 1])`` float64, nodes = cos(pi j / n).
+
+    Raises:
+        ValueError: n < 1.
+    """
+    if n < 1:
+        raise ValueError(f"'n' must be >= 1 (got {n})")
+    theta = np.pi * np.arange(n + 1) / n
+    x = np.cos(theta)
+    w = np.zeros(n + 1)
+    inner = theta[1:-1]
+    v = np.ones(n - 1)
+    if n % 2 == 0:
+        w[0] = w[n] = 1.0 / (n * n - 1)
+        for k in range(1, n // 2):
+            v -= 2.0 * np.cos(2 * k * inner) / (4 * k * k - 1)
+        v -= np.cos(n * inner) / (n * n - 1)
+    else:
+        w[0] = w[n] = 1.0 / (n * n)
+        for k in range(1, (n - 1) // 2 + 1):
+            v -= 2.0 * np.cos(2 * k * inner) / (4 * k * k - 1)
+    w[1:-1] = 2.0 * v / n
+    return torch.from_numpy(x), torch.from_numpy(w)
+
+
+class PowerTransform(nn.Module):
+    """nu_beta(s) = sum_i exp(tau beta_i) s^(a_i) (Eq. 6), ``[P] -> [P]`` float64, s >= 0.
+
+    Args:
+        num_powers: n_a (170). tau: temperature (0.01). beta starts at 0 (every power weighted 1).
+    """
+
+    def __init__(self, num_powers: int = 170, tau: float = 0.01) -> None:
+        super().__init__()
+        self.register_buffer("powers", 0.5 + torch.arange(num_powers, dtype=torch.float64) / 100)
+        self.beta = nn.Parameter(torch.zeros(num_powers, dtype=torch.float64))
+        self.tau = tau
+
+    def forward(self, s: Tensor) -> Tensor:
+        s = s.to(torch.float64).clamp_min(0.0).unsqueeze(-1)
+        return (torch.exp(self.tau * self.beta) * s.pow(self.powers)).sum(-1)
+
+
+class UMNNTransform(nn.Module):
+    """f(s) = int_0^{nu_beta(s)} g_phi(t) dt + b0 (Eq. 7), ``[P] -> [P]`` float64.
+
+    Args:
+        power: the (pre-trained) :class:`PowerTransform` feeding the integral's upper limit.
+        hidden: width of g_phi's hidden layer (20). quadrature: Clenshaw–Curtis intervals (50).
+        freeze_power: keep nu_beta fixed while g_phi and b0 train (the spec's schedule).
+    """
+
+    def __init__(self, power: PowerTransform, *, hidden: int = 20, quadrature: int = 50,
+                 freeze_power: bool = True) -> None:
+        super().__init__()
+        self.power = power
+        if freeze_power:
+            self.power.requires_grad_(False)
+        self.integrand = nn.Sequential(nn.Linear(1, hidden), nn.ReLU(), nn.Linear(hidden, 1)).double()
+        self.b0 = nn.Parameter(torch.zeros((), dtype=torch.float64))
+        nodes, weights = clenshaw_curtis(quadrature)
+        self.register_buffer("nodes", nodes)
+        self.register_buffer("weights", weights)
+
+    def g(self, t: Tensor) -> Tensor:
+        """The integrand g_phi(t) = ELU(MLP(t)) + 1 > 0, elementwise."""
+        return F.elu(self.integrand(t.unsqueeze(-1))).squeeze(-1) + 1.0
+
+    def integral(self, upper: Tensor) -> Tensor:
+        """int_0^upper g_phi(t) dt for each entry of ``upper`` (>= 0)."""
+        t = upper.unsqueeze(-1) * (1.0 + self.nodes) / 2.0  # [P, n + 1] points in [0, upper]
+        return upper * (self.g(t) * self.weights).sum(-1) / 2.0
+
+    def forward(self, s: Tensor) -> Tensor:
+        return self.integral(self.power(s)) + self.b0
+
+
+def check_monotone(f: nn.Module, upper: float, *, points: int = 2001, rtol: float = 1e-4) -> bool:
+    """Whether ``f`` is non-decreasing on a grid of [0, upper], up to ``rtol`` of its range there
+    (the true integral is monotone; its Clenshaw–Curtis value is exact only for smooth integrands,
+    and g_phi has ReLU kinks: measured errors are up to ~1e-5 of the range).
+
+    A test helper for trained transforms; the mechanism clamps f to [f(0), f(1)] regardless.
+    """
+    with torch.no_grad():
+        values = f(torch.linspace(0.0, upper, points, dtype=torch.float64))
+    span = float(values.max() - values.min())
+    return bool(torch.isfinite(values).all()) and bool((values[1:] - values[:-1] >= -rtol * span).all())
