@@ -73,6 +73,31 @@ _PUBLISH = {"attacks": "cn,aa,ra,gae-sim"}
 #: the graph (L_priv is a mean over E_s, L_util a sum over entries; docs/ppgsl.md).
 PPGSL_DATASETS = ("cora", "citeseer", "polblogs", "lastfm_asia", "pubmed", "deezer_europe")
 PPGSL_ALPHAS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3)
+#: DPLP-rank paper Table 1 (AUC@K x 100, sigma_prot 0.3, eps_p 0.1, K 30), columns non-private,
+#: DPLP, DPLP-Lin, staircase, Laplace, exponential; datasets facebook, usair, yeast, pb.
+RANK_DATASETS = ("facebook", "usair", "yeast", "pb")
+_RANK_PAPER = {
+    "aa": ((84.2, 89.9, 77.8, 62.7), (78.8, 82.5, 69.6, 55.8), (21.1, 49.8, 17.9, 28.7), (16.3, 43.4, 15.4, 25.4),
+           (16.8, 46.1, 15.4, 26.3), (17.0, 42.3, 14.9, 25.5)),
+    "cn": ((82.7, 87.3, 76.4, 59.3), (76.8, 81.9, 66.7, 53.7), (54.4, 67.0, 35.9, 38.9), (16.9, 43.2, 14.6, 27.7),
+           (18.1, 48.2, 16.0, 27.2), (17.7, 43.5, 15.1, 25.7)),
+    "node2vec": ((68.1, 75.2, 83.6, 52.5), (66.8, 68.1, 80.3, 47.3), (20.2, 42.4, 18.0, 30.4),
+                 (15.7, 40.3, 15.1, 26.6), (15.2, 42.2, 15.9, 28.2), (15.5, 44.7, 14.5, 25.5)),
+}
+
+
+def _rank_rows(base: str) -> tuple[Row, ...]:
+    paper = [dict(zip(RANK_DATASETS, v)) for v in _RANK_PAPER[base]]
+    name = {"aa": "AA", "cn": "CN", "node2vec": "Node2Vec"}[base]
+    return (Row(f"{name}: non-private", "rank-nonprivate", {"base": base}, paper=paper[0]),
+            Row(f"{name}: DPLP (rigorous)", "dplp-rank", {"base": base}, paper=paper[1]),
+            Row(f"{name}: DPLP (paper accounting)", "dplp-rank", {"base": base, "accounting": "paper"}, paper=paper[1]),
+            Row(f"{name}: DPLP-Lin", "dplp-rank-lin", {"base": base}, paper=paper[2]),
+            Row(f"{name}: Staircase", "rank-staircase", {"base": base}, paper=paper[3]),
+            Row(f"{name}: Laplace", "rank-laplace", {"base": base}, paper=paper[4]),
+            Row(f"{name}: Exponential", "rank-exponential", {"base": base}, paper=paper[5]))
+
+
 _PUBLISH_BASELINES = (
     Row("Published input graph (no perturbation)", "random-perturb", {**_PUBLISH, "ratio": 0.0}),
     *(Row(f"Random, p = {p:g}", "random-perturb", {**_PUBLISH, "ratio": p}) for p in (0.2, 0.5, 0.8)),
@@ -124,6 +149,10 @@ TABLES = {
                                               ("LapGraph + SGNN", "lapgraph-sgnn", {}, {"pb": 0}))
               for eps in (1.0, 2.5, 5.0, 7.5, 10.0)),
         f"{_SRC}, Fig. 5 (curves only, no numbers in the text)"),
+    "dplp-rank-table1": TableSpec(
+        "dplp-rank-table1", "DPLP-rank paper Table 1: AUC@K (%), sigma_prot = 0.3, eps_p = 0.1, K = 30",
+        RANK_DATASETS, (*_rank_rows("aa"), *_rank_rows("cn"), *_rank_rows("node2vec")),
+        "papers/001 (De & Chakrabarti), Table 1", metric="auc_at_k", columns=("precision_at_k", "auc")),
     "ppgsl-baselines": TableSpec(
         "ppgsl-baselines", "Graph-publishing baselines on Cora: GAE+sim attack AUC (%) on the sensitive links, "
         "heuristic attacks, LP AUC (GAE) and NC micro-F1 (GCN)", ("cora",), _PUBLISH_BASELINES,
