@@ -82,3 +82,18 @@ def test_protocol_rejects_a_graph_of_another_size():
 
     with pytest.raises(ValueError, match="node ids"):
         protocol.evaluate(PublishedGraph(np.array([[0], [1]]), 49), attacks="cn", utility=False)
+
+
+def test_node_classification_leaves_unlabelled_nodes_out():
+    # CiteSeer has nodes without a label (-1); they must be in neither the training nor the test side.
+    import torch
+
+    data = random_graph(80, 0.1, seed=6)
+    y = torch.arange(80) % 3
+    y[::7] = -1
+    data.y = y
+    protocol = SensitiveLinkProtocol(data, seed=0)
+    assert (y[protocol.nc_train_idx] >= 0).all() and (y[protocol.nc_test_idx] >= 0).all()
+    assert len(protocol.nc_train_idx) + len(protocol.nc_test_idx) == int((y >= 0).sum())
+    f1 = protocol.node_classification_utility(protocol.input_graph)
+    assert 0 <= f1 <= 1

@@ -96,6 +96,10 @@ class SensitiveLinkProtocol:
         y = getattr(data, "y", None)
         self.labels = y if y is not None and y.numel() == data.num_nodes else None
         self.nodes = node_split(data, train_ratio=nc_train_ratio, seed=seed) if self.labels is not None else None
+        if self.nodes is not None:  # unlabelled nodes (label -1, e.g. CiteSeer's) are in neither side
+            labelled = self.labels.numpy() >= 0
+            self.nc_train_idx = self.nodes.train_idx[labelled[self.nodes.train_idx]]
+            self.nc_test_idx = self.nodes.test_idx[labelled[self.nodes.test_idx]]
         self._shared: dict[int, dict[str, np.ndarray]] = {}  # graph id -> embedder -> embeddings
 
     @property
@@ -141,14 +145,15 @@ class SensitiveLinkProtocol:
         return float(roc_auc_score(labels, scores))
 
     def node_classification_utility(self, graph: PublishedGraph, *, epochs: int = 200) -> float | None:
-        """2-layer GCN on ``graph`` (30% labelled) -> micro-F1 on the rest; None without labels."""
+        """2-layer GCN on ``graph`` (30% of the nodes for training) -> micro-F1 on the rest; nodes
+        without a label (-1) are left out of both; None for a graph without labels."""
         if self.labels is None:
             return None
         mask = torch.zeros(self.num_nodes, dtype=torch.bool)
-        mask[torch.from_numpy(self.nodes.train_idx)] = True
+        mask[torch.from_numpy(self.nc_train_idx)] = True
         pred = train_node_classifier(graph.edge_index, graph.num_nodes, graph.features, self.labels, mask,
                                      epochs=epochs, seed=self.seed)
-        test = torch.from_numpy(self.nodes.test_idx)
+        test = torch.from_numpy(self.nc_test_idx)
         return float(f1_score(self.labels[test].numpy(), pred[test].numpy(), average="micro"))
 
     def evaluate(self, published: PublishedGraph | np.ndarray, *, attacks: str | Iterable[str] = "all",
