@@ -40,6 +40,7 @@ reproduce: setup
 	$(BIN)/python -m graphpriv.experiments.tables ppgsl-tradeoff --seeds 5 --workers 2 --store runs/ppgsl.sqlite
 	$(BIN)/python -m graphpriv.experiments.tables ppgsl-attacks --seeds 5 --workers 2 --store runs/ppgsl.sqlite
 	$(BIN)/python -m graphpriv.experiments.tables ppgsl-ablations --seeds 5 --workers 2 --store runs/ppgsl.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables dplp-rank-table1 --seeds 5 --workers 2 --store runs/rank.sqlite
 	$(BIN)/python -m graphpriv.experiments.plots --store runs/ppgsl.sqlite --methods ppgsl random-perturb dice \
 	  edgerand lapgraph --datasets cora citeseer polblogs lastfm_asia pubmed deezer_europe --tradeoff \
 	  --out docs/ppgsl_tradeoff.png
@@ -52,6 +53,8 @@ bench: setup
 	$(BIN)/python benchmarks/bench_dpsgd_step.py --dataset yeast --theta 40 --k 3
 	$(BIN)/python benchmarks/bench_attacks.py
 	$(BIN)/python benchmarks/bench_publishing.py --dataset deezer_europe --epsilon 1 4 8
+	$(BIN)/python benchmarks/bench_ppgsl_scale.py --sizes 10000 50000 100000 --steps 500
+	$(BIN)/python benchmarks/bench_dplp_rank.py --dataset facebook --base aa
 
 clean:
 	rm -rf $(VENV) .numba-cache .pytest_cache runs
