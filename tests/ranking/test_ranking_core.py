@@ -236,3 +236,21 @@ def test_protocol_invariants():
         assert not np.isin(neg, nodes).any() and full[q, neg].sum() == 0 and q not in neg
         assert split.public[q, pos].toarray().all()
     assert not split.public.multiply(to_csr(split.protected, split.num_nodes)).nnz
+
+
+def test_rigorous_training_pairs_see_protected_neighbours_as_non_neighbours():
+    # Rigorous ('public') training pairs are decided by the public graph alone: a protected
+    # neighbour of the query is a candidate negative like any non-neighbour, so the pairs are the
+    # same whether that protected edge exists or not; the paper's ('full') negatives exclude it.
+    data = random_graph(60, 0.15, seed=7)
+    split = ranking_split(data, seed=1)
+    i = 0
+    q = split.queries[i]
+    prot_nbrs = [v for v in split.train.indices[split.train.indptr[q]:split.train.indptr[q + 1]]
+                 if not split.public[q, v]]
+    assert prot_nbrs, "the query needs a protected training neighbour for this test"
+    pos, neg = split.training_pairs(i, known="public")
+    assert set(prot_nbrs) <= set(neg.tolist())  # protected neighbours look like any non-neighbour
+    _, neg_full = split.training_pairs(i, known="full")
+    assert not set(prot_nbrs) & set(neg_full.tolist())
+    assert set(pos.tolist()).isdisjoint(prot_nbrs)

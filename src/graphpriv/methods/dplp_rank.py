@@ -12,7 +12,8 @@ trained (Eq. 4-5) on public pairs; then per query the top-K of f(s) + noise.
 Privacy (unit: protected pair; relation: u-neighbouring graphs, paper Def. 1): the released top-K
 list of each query is K eps_p-DP (pure; paper Prop. 4). Rigorous accounting trains f on scores of
 the public graph (the training graph without protected edges: identical on every u-neighbouring
-graph, so f leaks nothing) and uses Delta = f(1) - f(0). Paper accounting trains on the training
+graph), with negatives chosen without looking at protected edges, so f leaks nothing; and it uses
+Delta = f(1) - f(0). Paper accounting trains on the training
 graph's scores (protected edges included, as the reference code) and uses the reference code's
 noise scale 2 f(1) / eps_p. The Laplace and staircase baselines add one-shot noise of the paper's
 calibration (App. 14.4) and sort; that K eps_p holds for one-shot top-K with them is the paper's
@@ -110,11 +111,12 @@ class _Scorer:
         return np.divide(s, s_max, out=np.zeros_like(s), where=s_max > 0).clip(0.0, 1.0)
 
 
-def _training_pairs(split: RankingSplit, scorer: _Scorer, max_negatives: int, seed: int) -> list[QueryPairs]:
+def _training_pairs(split: RankingSplit, scorer: _Scorer, max_negatives: int, seed: int,
+                    known: str) -> list[QueryPairs]:
     rng = np.random.default_rng([seed, 89])
     rows, cols, sizes = [], [], []
     for i, q in enumerate(split.queries):
-        pos, neg = split.training_pairs(i)
+        pos, neg = split.training_pairs(i, known=known)
         if neg.size > max_negatives:
             neg = np.sort(rng.choice(neg, max_negatives, replace=False))
         rows += [np.full(pos.size + neg.size, q)]
@@ -130,7 +132,8 @@ def _training_pairs(split: RankingSplit, scorer: _Scorer, max_negatives: int, se
 
 def _transform(config: DPLPRankConfig, method: str, split: RankingSplit, scorer: _Scorer, seed: int,
                progress: Progress):
-    pairs = _training_pairs(split, scorer, config.max_negatives, seed)
+    known = "public" if config.accounting == "rigorous" else "full"
+    pairs = _training_pairs(split, scorer, config.max_negatives, seed, known)
     common = {"epsilon_p": config.epsilon_p, "accounting": config.accounting, "lr": config.lr,
               "weight_decay": config.weight_decay, "margin": config.margin, "max_negatives": None, "seed": seed}
     torch.manual_seed(seed)

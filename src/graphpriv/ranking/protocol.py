@@ -11,8 +11,8 @@ Source: De & Chakrabarti (AAAI 2021), Sec. 6 and App. 14; specs/dplp-rank.md ste
 4. The base scores and the transform see the training graph; test candidates are ranked.
 
 Training pairs of the transform (Eq. 5) for query q: public training neighbours (edge kept and not
-protected) against non-neighbours of q in the full graph that are not among q's test candidates
-(non-edges are public: only edges are protected).
+protected) against non-neighbours of q that are not among q's test candidates; non-neighbours in G
+(the paper) or in the public graph (graphpriv's rigorous mode, see ``training_pairs``).
 """
 
 from __future__ import annotations
@@ -67,12 +67,20 @@ class RankingSplit:
         sl = slice(self.test_ptr[i], self.test_ptr[i + 1])
         return self.test_nodes[sl], self.test_labels[sl]
 
-    def training_pairs(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """(public positives, negatives) of the i-th query for training the transform (Eq. 5)."""
+    def training_pairs(self, i: int, *, known: str = "full") -> tuple[np.ndarray, np.ndarray]:
+        """(public positives, negatives) of the i-th query for training the transform (Eq. 5).
+
+        Args:
+            known: what decides that a node is not a neighbour: ``full`` (G's edges, protected ones
+                included: the paper's public non-neighbours) or ``public`` (only the public graph:
+                a protected neighbour may then be drawn as a negative, but the pairs no longer
+                depend on anyone's protected pairs -- graphpriv's rigorous mode).
+        """
         q = self.queries[i]
         pos = self.public.indices[self.public.indptr[q]:self.public.indptr[q + 1]]
+        graph = {"full": self.full, "public": self.public}[known]
         allowed = np.ones(self.num_nodes, dtype=bool)
-        allowed[self.full.indices[self.full.indptr[q]:self.full.indptr[q + 1]]] = False
+        allowed[graph.indices[graph.indptr[q]:graph.indptr[q + 1]]] = False
         allowed[q] = False
         allowed[self.test_of(i)[0]] = False
         return pos.astype(np.int64), np.flatnonzero(allowed)
