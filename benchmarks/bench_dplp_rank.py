@@ -39,7 +39,7 @@ def main() -> None:
     if fn is None:
         ref = [len(list(nx.common_neighbors(g, u, v))) for u, v in zip(rows[pick], split.test_nodes[pick])]
     else:
-        ref = [p for _, _, p in fn(g, zip(rows[pick].tolist(), split.test_nodes[pick].tolist()))]
+        ref = [p for _, _, p in fn(g, list(zip(rows[pick].tolist(), split.test_nodes[pick].tolist())))]
     t_ref = (time.perf_counter() - t0) * rows.size / pick.size
     assert np.allclose(ours[pick], ref)
     print(f"## DPLP-rank on {args.dataset}: {data.num_nodes:,} nodes, {split.queries.size:,} queries, "

@@ -182,7 +182,10 @@ TABLES = {
          Row("FGP", "ppgsl", {**_PUBLISH, "alpha": 1e-4, "parameterization": "fgp"}),
          *(Row(f"mu = {mu}", "ppgsl", {**_PUBLISH, "alpha": 1e-4, "mu": mu}) for mu in (10, 1)),
          Row("ADV protocol", "ppgsl", {**_PUBLISH, "alpha": 1e-4, "protocol": "adv"}),
-         *(Row(f"head = {h}", "ppgsl", {**_PUBLISH, "alpha": 1e-4, "head": h}) for h in ("inner", "mlp"))),
+         *(Row(f"head = {h}", "ppgsl", {**_PUBLISH, "alpha": 1e-4, "head": h}) for h in ("inner", "mlp")),
+         # the feature-leakage diagnostic: the same graphs released without X
+         Row("no X released: input graph", "random-perturb", {**_PUBLISH, "ratio": 0.0, "use_features": False}),
+         Row("no X released: PPGSL, alpha = 0", "ppgsl", {**_PUBLISH, "alpha": 0.0, "use_features": False})),
         "papers/002 (Wu et al., PPGSL), Sec. V-B (ablations shown as figures)",
         metric="attack_auc_gae-sim", columns=("attack_auc_cn", "attack_auc_ra", "lp_auc", "nc_f1")),
 }
