@@ -254,3 +254,24 @@ def test_rigorous_training_pairs_see_protected_neighbours_as_non_neighbours():
     _, neg_full = split.training_pairs(i, known="full")
     assert not set(prot_nbrs) & set(neg_full.tolist())
     assert set(pos.tolist()).isdisjoint(prot_nbrs)
+
+
+def test_power_transform_equals_its_definition():
+    torch.manual_seed(0)
+    f = PowerTransform()
+    with torch.no_grad():
+        f.beta.normal_(std=50.0)
+    s = torch.tensor([0.0, 1e-9, 0.013, 0.5, 1.0, 3.7], dtype=torch.float64)
+    a = 0.5 + torch.arange(170, dtype=torch.float64) / 100
+    ref = (torch.exp(0.01 * f.beta) * s.unsqueeze(-1).pow(a)).sum(-1)
+    with torch.no_grad():
+        assert torch.allclose(f(s), ref, rtol=1e-12, atol=0)
+
+
+def test_ranking_auc_equals_sklearn_with_ties():
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 2, 200)
+    scores = rng.integers(0, 5, 200).astype(float)  # many ties
+    assert ranking_auc(labels, scores) == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)

@@ -78,7 +78,8 @@ class DPLPRankConfig(RankConfig):
     lr: float = Field(0.1, gt=0)
     weight_decay: float = Field(1e-5, ge=0)
     margin: float = Field(0.1, ge=0)
-    max_negatives: int = Field(500, ge=1, description="non-neighbours per query kept for training")
+    max_negatives: int = Field(200, ge=1, description="non-neighbours per query kept for training")
+    max_positives: int = Field(100, ge=1, description="public neighbours per training step (sampled)")
     num_powers: int = Field(170, ge=1)
     tau: float = Field(0.01, gt=0)
     hidden: int = Field(20, ge=1, description="UMNN integrand width")
@@ -135,7 +136,8 @@ def _transform(config: DPLPRankConfig, method: str, split: RankingSplit, scorer:
     known = "public" if config.accounting == "rigorous" else "full"
     pairs = _training_pairs(split, scorer, config.max_negatives, seed, known)
     common = {"epsilon_p": config.epsilon_p, "accounting": config.accounting, "lr": config.lr,
-              "weight_decay": config.weight_decay, "margin": config.margin, "max_negatives": None, "seed": seed}
+              "weight_decay": config.weight_decay, "margin": config.margin, "max_negatives": None,
+              "max_positives": config.max_positives, "seed": seed}
     torch.manual_seed(seed)
     power = PowerTransform(config.num_powers, config.tau)
     history = {"lin": train_transform(power, pairs, epochs=config.lin_epochs, progress=progress, **common)}

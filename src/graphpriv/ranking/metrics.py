@@ -7,7 +7,7 @@ in ranked order, best first.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.metrics import roc_auc_score
+from scipy.stats import rankdata
 
 __all__ = ["auc_at_k", "precision_at_k", "ranking_auc"]
 
@@ -50,8 +50,12 @@ def precision_at_k(ranked: np.ndarray, k: int) -> float:
 
 
 def ranking_auc(labels: np.ndarray, scores: np.ndarray) -> float:
-    """Plain ROC-AUC of (noisy) scores over one query's candidates; NaN with one class only."""
+    """Plain ROC-AUC of (noisy) scores over one query's candidates (Mann-Whitney U with average
+    ranks, ties count one half); NaN with one class only."""
     labels = _labels(labels)
-    if labels.min() == labels.max():
+    pos = int(labels.sum())
+    neg = labels.size - pos
+    if pos == 0 or neg == 0:
         return float("nan")
-    return float(roc_auc_score(labels, scores))
+    ranks = rankdata(np.asarray(scores, dtype=np.float64))
+    return float((ranks[labels == 1].sum() - pos * (pos + 1) / 2) / (pos * neg))

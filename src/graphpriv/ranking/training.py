@@ -58,7 +58,8 @@ def noise_scale(f: nn.Module, epsilon_p: float, accounting: str) -> Tensor:
 
 def train_transform(f: nn.Module, queries: Sequence[QueryPairs], *, epsilon_p: float, accounting: str = "rigorous",
                     epochs: int = 10, lr: float = 0.1, weight_decay: float = 1e-5, margin: float = 0.1,
-                    max_negatives: int | None = 1000, seed: int = 0, progress=None) -> list[float]:
+                    max_negatives: int | None = 1000, max_positives: int | None = 100, seed: int = 0,
+                    progress=None) -> list[float]:
     """Minimise Eq. 4-5 over the queries, one query per step, ``epochs`` passes in a seeded order.
 
     Args:
@@ -66,12 +67,25 @@ def train_transform(f: nn.Module, queries: Sequence[QueryPairs], *, epsilon_p: f
         queries: per query, public positive and negative scores (scaled to [0, 1]); queries with
             no positive or no negative are skipped. epsilon_p: per-draw privacy parameter (sets
             the training noise). accounting: ``rigorous`` or ``paper`` (:func:`noise_scale`).
-        max_negatives: negatives drawn per step (all if None or fewer).
+        max_negatives, max_positives: pairs drawn per step from the query's negatives and
+            positives (all if None or fewer): the step's hinge matrix is at most their product.
         progress: optional ``progress(done, total, loss=...)``.
 
     Returns:
         Mean step loss per epoch.
     """
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a step's tensors are a few hundred scores: threads only add overhead
+    try:
+        return _train(f, queries, epsilon_p=epsilon_p, accounting=accounting, epochs=epochs, lr=lr,
+                      weight_decay=weight_decay, margin=margin, max_negatives=max_negatives,
+                      max_positives=max_positives, seed=seed, progress=progress)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train(f, queries, *, epsilon_p, accounting, epochs, lr, weight_decay, margin, max_negatives, max_positives,
+           seed, progress) -> list[float]:
     usable = [q for q in queries if q.positive.size and q.negative.size]
     params = [p for p in f.parameters() if p.requires_grad]
     optimizer = torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
@@ -82,11 +96,13 @@ def train_transform(f: nn.Module, queries: Sequence[QueryPairs], *, epsilon_p: f
         losses = []
         for i in rng.permutation(len(usable)):
             q = usable[i]
-            neg = q.negative
+            pos, neg = q.positive, q.negative
             if max_negatives is not None and neg.size > max_negatives:
                 neg = neg[rng.choice(neg.size, max_negatives, replace=False)]
-            s = torch.from_numpy(np.concatenate([q.positive, neg])).to(torch.float64)
-            p = q.positive.size
+            if max_positives is not None and pos.size > max_positives:
+                pos = pos[rng.choice(pos.size, max_positives, replace=False)]
+            s = torch.from_numpy(np.concatenate([pos, neg])).to(torch.float64)
+            p = pos.size
             optimizer.zero_grad()
             noisy = f(s) + noise_scale(f, epsilon_p, accounting) * _gumbel(s.numel(), gen)
             loss = torch.relu(margin + noisy[p:].unsqueeze(0) - noisy[:p].unsqueeze(1)).mean()
