@@ -117,3 +117,18 @@ def test_columns_a_run_did_not_measure_show_a_dash():
     results[1].metrics["nc_f1"] = 0.5  # measured on one seed only: not averaged as if complete
     text = to_markdown(spec, [(spec.rows[0], "g", results)], seeds=2, command="cmd")
     assert "| CN | g | 60.00 ± 0.00 | 2 | - | - | 70.00 ± 0.00 |" in text
+
+
+def test_tradeoff_plot_keeps_ppgsl_defaults_only(tmp_path, monkeypatch):
+    import graphpriv.experiments.plots as plots
+
+    store = ResultStore(tmp_path / "t.sqlite")
+    for k, att in ((1, 0.7), (5, 0.6)):
+        store.append(Result(method="ppgsl", dataset="g", seed=0,
+                            config=make_config("ppgsl", {"alpha": 0.0, "k": k}).model_dump(mode="json"),
+                            metrics={"lp_auc": 0.8, "nc_f1": 0.7, "attack_auc_gae-sim": att}))
+    seen = []
+    real = plots.tradeoff_points
+    monkeypatch.setattr(plots, "tradeoff_points", lambda *a, **kw: seen.append(real(*a, **kw)) or seen[-1])
+    plots.plot_tradeoff(store, ["ppgsl"], ["g"], tmp_path / "t.png")
+    assert seen[0] == [(0.0, 0.8, 0.7, 1)]  # the k = 5 ablation run is not on the curve

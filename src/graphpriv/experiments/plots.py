@@ -96,15 +96,22 @@ def tradeoff_points(store: ResultStore, method: str, dataset: str, utility: str 
             for k, v in sorted(groups.items())]
 
 
+#: Runs a trade-off curve keeps: features released, and PPGSL at its defaults (the ablation
+#: runs with other k, mu, protocol or head sit in the same store and are not on the curve).
+TRADEOFF_FILTERS = {"ppgsl": {"k": 1, "mu": 50, "protocol": "sitp", "head": "cos", "parameterization": "sparse"}}
+
+
 def plot_tradeoff(store: ResultStore, methods: list[str], datasets: list[str], out: Path, *,
                   utilities: tuple[str, ...] = ("lp_auc", "nc_f1")) -> Path:
     """PPGSL Fig. 2/3 style: one panel per (utility, dataset), utility (x) against the GAE+sim
-    attack AUC (y), one curve per method through its knob values; 50% is the ideal attack AUC."""
+    attack AUC (y), one curve per method through its knob values (runs filtered by
+    :data:`TRADEOFF_FILTERS` and ``use_features=True``); 50% is the ideal attack AUC."""
     fig, axes = _panels(len(utilities), len(datasets))
     for row, utility in zip(axes, utilities):
         for ax, dataset in zip(row, datasets):
             for method in methods:
-                points = tradeoff_points(store, method, dataset, utility)
+                points = tradeoff_points(store, method, dataset, utility, use_features=True,
+                                         **TRADEOFF_FILTERS.get(method, {}))
                 if points:
                     ax.plot([100 * p[1] for p in points], [100 * p[2] for p in points], marker="o",
                             label=f"{method} ({KNOBS[method]})")
