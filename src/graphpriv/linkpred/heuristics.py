@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from graphpriv.data.graph import check_pairs
 
-__all__ = ["adamic_adar", "common_neighbours", "resource_allocation", "weighted_common_neighbours"]
+__all__ = ["adamic_adar", "adamic_adar_weights", "common_neighbours", "resource_allocation", "weighted_common_neighbours"]
 
 
 def _check(adj: sp.spmatrix, pairs: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
@@ -67,10 +67,15 @@ def adamic_adar(adj: sp.spmatrix, pairs: np.ndarray) -> np.ndarray:
     A common neighbour of two distinct nodes has degree >= 2, so the log is positive; degree-1
     nodes get weight 0 (they can only be a common neighbour of a pair (u, u)).
     """
-    deg = _degree(adj)
-    w = np.zeros_like(deg)
-    w[deg > 1] = 1.0 / np.log(deg[deg > 1])
-    return weighted_common_neighbours(adj, pairs, w)
+    return weighted_common_neighbours(adj, pairs, adamic_adar_weights(_degree(adj)))
+
+
+def adamic_adar_weights(degree: np.ndarray) -> np.ndarray:
+    """Per-node AA weight 1 / ln deg(z) (0 for degree <= 1), ``[N] -> [N]`` float64."""
+    degree = np.asarray(degree, dtype=np.float64)
+    w = np.zeros_like(degree)
+    w[degree > 1] = 1.0 / np.log(degree[degree > 1])
+    return w
 
 
 def resource_allocation(adj: sp.spmatrix, pairs: np.ndarray) -> np.ndarray:

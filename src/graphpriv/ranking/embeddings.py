@@ -16,7 +16,7 @@ from sklearn.linear_model import LogisticRegression
 
 from graphpriv.attacks.graph import PublishedGraph
 from graphpriv.attacks.node2vec import node2vec_embeddings
-from graphpriv.data.graph import pair_codes
+from graphpriv.data.splits import sample_non_edges
 from graphpriv.nn.gae import gae_embeddings
 
 __all__ = ["EMBEDDING_SCORES", "LinkClassifier", "embed"]
@@ -62,15 +62,11 @@ class LinkClassifier:
         pos = np.stack([upper.row, upper.col]).astype(np.int64)
         if pos.shape[1] > max_pairs:
             pos = pos[:, rng.choice(pos.shape[1], max_pairs, replace=False)]
-        from graphpriv.data.splits import sample_non_edges
-
         neg = sample_non_edges(n, pos.shape[1], forbidden=np.concatenate([forbidden, pos], axis=1), rng=rng)
         x = np.concatenate([z[pos[0]] * z[pos[1]], z[neg[0]] * z[neg[1]]])
         y = np.r_[np.ones(pos.shape[1]), np.zeros(neg.shape[1])]
         self.z = z
         self.model = LogisticRegression(solver="liblinear").fit(x, y)
-        self.num_nodes = n
-        self.train_codes = np.sort(pair_codes(np.concatenate([pos, neg], axis=1), n))
 
     def probability(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         """``[P]`` link probabilities in [0, 1] for the pairs (rows[i], cols[i])."""

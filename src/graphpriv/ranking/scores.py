@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from graphpriv.linkpred.heuristics import adamic_adar_weights
+
 __all__ = ["TRIAD_SCORES", "score_range", "triad_scores"]
 
 TRIAD_SCORES = ("cn", "aa", "jc", "pa")
@@ -59,9 +61,7 @@ def triad_scores(adj: sp.spmatrix, rows: np.ndarray, cols: np.ndarray, score: st
         score_range("pa", deg[:0], degree_cap=degree_cap)  # raises without a cap
         return deg[rows] * np.minimum(deg[cols], degree_cap)
     if score == "aa":
-        w = np.zeros(n)
-        w[deg > 1] = 1.0 / np.log(deg[deg > 1])
-        right = sp.csr_matrix(adj.multiply(w[:, None]))  # row z scaled by w(z)
+        right = sp.csr_matrix(adj.multiply(adamic_adar_weights(deg)[:, None]))  # row z scaled by w(z)
     else:
         right = adj
     out = np.empty(rows.size)
