@@ -20,6 +20,7 @@ from graphpriv.ranking.training import QueryPairs, noise_scale, train_transform
 from graphpriv.ranking.transforms import (
     PowerTransform,
     UMNNTransform,
+    apply_transform,
     check_monotone,
     clenshaw_curtis,
 )
@@ -266,6 +267,19 @@ def test_power_transform_equals_its_definition():
     ref = (torch.exp(0.01 * f.beta) * s.unsqueeze(-1).pow(a)).sum(-1)
     with torch.no_grad():
         assert torch.allclose(f(s), ref, rtol=1e-12, atol=0)
+
+
+def test_apply_transform_in_chunks_equals_one_call():
+    torch.manual_seed(0)
+    f = UMNNTransform(PowerTransform(), hidden=5, quadrature=8)
+    s = np.random.default_rng(0).random(1001)
+    with torch.no_grad():
+        whole = f(torch.from_numpy(s)).numpy()
+    for chunk in (1, 7, 1000, 5000):
+        assert np.allclose(apply_transform(f, s, chunk_size=chunk), whole, rtol=1e-12, atol=0)  # BLAS order
+    assert apply_transform(f, np.zeros(0)).shape == (0,)
+    with pytest.raises(ValueError, match="chunk_size"):
+        apply_transform(f, s, chunk_size=0)
 
 
 def test_ranking_auc_equals_sklearn_with_ties():

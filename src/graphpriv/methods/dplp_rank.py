@@ -44,7 +44,7 @@ from graphpriv.ranking.metrics import auc_at_k, precision_at_k, ranking_auc
 from graphpriv.ranking.protocol import RankingSplit, ranking_split
 from graphpriv.ranking.scores import score_range, triad_scores
 from graphpriv.ranking.training import QueryPairs, noise_scale, train_transform
-from graphpriv.ranking.transforms import PowerTransform, UMNNTransform
+from graphpriv.ranking.transforms import PowerTransform, UMNNTransform, apply_transform
 
 __all__ = ["DPLPRankConfig", "RankConfig", "run"]
 
@@ -199,7 +199,7 @@ def run(config: RankConfig, data: Data, *, seed: int, method: str = "dplp-rank",
                 ends = f(torch.tensor([0.0, 1.0], dtype=torch.float64)).tolist()
                 # f is monotone, but its quadrature is only up to ~1e-6 of its range: clamping to
                 # [f(0), f(1)] keeps every utility inside the range the sensitivity assumes
-                utility = f(torch.from_numpy(s)).clamp(ends[0], ends[1]).numpy()
+                utility = apply_transform(f, s).clip(ends[0], ends[1])
                 scale = float(noise_scale(f, config.epsilon_p, config.accounting))
             info.update(f0=ends[0], f1=ends[1], noise_scale=scale,
                         rigorous_noise_scale=2 * (ends[1] - ends[0]) / config.epsilon_p)
