@@ -113,6 +113,26 @@ def test_ledger_fails_closed_and_reports_phases():
     assert report.unit == "edge" and report.accounting == "rigorous"
 
 
+def test_pure_composition_sums_epsilons_and_refuses_other_events():
+    from graphpriv.privacy.accountant import PureCompositionAccountant
+    from graphpriv.privacy.events import PureDpEvent
+
+    acc = PureCompositionAccountant().compose(PureDpEvent(0.1), 30).compose(
+        dp_event.ComposedDpEvent([PureDpEvent(0.5), dp_event.SelfComposedDpEvent(PureDpEvent(0.25), 4)]))
+    assert acc.get_epsilon(0.0) == pytest.approx(0.1 * 30 + 0.5 + 1.0)
+    assert acc.get_delta(4.5) == 0.0 and acc.get_delta(4.0) == 1.0
+    assert not acc.supports(dp_event.GaussianDpEvent(1.0))
+    assert not acc.supports(dp_event.LaplaceDpEvent(1.0))
+    ledger = Ledger(PrivacyUnit.PROTECTED_PAIR, delta=0.0, accountant="pure")
+    with pytest.raises(UnsupportedMechanismError, match="pure composition"):
+        ledger.spend(dp_event.GaussianDpEvent(1.0), phase="ranking")
+    ledger.spend(PureDpEvent(0.1), phase="ranking", count=30)
+    report = ledger.report()
+    assert report.epsilon == pytest.approx(3.0) and report.delta == 0.0 and report.accountant == "pure"
+    with pytest.raises(PrivacyError, match="'delta' must be in the open interval"):
+        Ledger(PrivacyUnit.EDGE, delta=0.0)  # only pure composition takes delta = 0
+
+
 @pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf")])
 def test_bad_epsilon(bad):
     with pytest.raises(PrivacyError, match="'epsilon' must be"):

@@ -31,8 +31,10 @@ from torch_geometric.data import Data
 
 from graphpriv.errors import ConfigError
 from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
-from graphpriv.privacy.report import PhaseReport, PrivacyReport
-from graphpriv.privacy.units import PrivacyUnit
+from graphpriv.privacy.accountant import Ledger
+from graphpriv.privacy.events import PureDpEvent
+from graphpriv.privacy.report import PrivacyReport
+from graphpriv.privacy.units import Accounting, PrivacyUnit
 from graphpriv.ranking.embeddings import EMBEDDING_SCORES, LinkClassifier, embed
 from graphpriv.ranking.mechanism import (
     gumbel_noise,
@@ -149,21 +151,18 @@ def _transform(config: DPLPRankConfig, method: str, split: RankingSplit, scorer:
 
 
 def _report(config: RankConfig, method: str, notes: list[str]) -> PrivacyReport | None:
+    """Each query's list: K draws of a pure eps_p-DP mechanism, composed by the accountant (K eps_p)."""
     if method == "rank-nonprivate":
         return None
     k, eps = config.top_k, config.epsilon_p
     proven = method in ("dplp-rank", "dplp-rank-lin", "rank-exponential")
-    accounting = config.accounting if proven else "paper"
-    return PrivacyReport(
-        unit=PrivacyUnit.PROTECTED_PAIR.value,
-        relation="u-neighbouring graphs: they differ only in the protected pairs of one node w != u, other than "
-                 "(w, u) (De & Chakrabarti, Def. 1); per query u's released top-K list",
-        accounting=accounting, accountant="pure composition (K draws)", epsilon=k * eps, delta=0.0,
-        target_epsilon=k * eps,
-        phases=[PhaseReport(name="ranking", epsilon=k * eps, steps=k,
-                            events=[f"exponential mechanism (Gumbel top-K), epsilon_p = {eps:g} x {k}"
-                                    if proven else f"one-shot {method[5:]} noise, epsilon_p = {eps:g} x {k}"])],
-        notes=notes)
+    ledger = Ledger(PrivacyUnit.PROTECTED_PAIR, delta=0.0, accountant="pure",
+                    accounting=Accounting(config.accounting if proven else "paper"))
+    ledger.spend(PureDpEvent(eps), phase="ranking", count=k)
+    report = ledger.report(target_epsilon=k * eps, notes=notes)
+    report.phases[0].events = [f"exponential mechanism (Gumbel top-K): PureDpEvent(epsilon={eps:g}) x {k}" if proven
+                               else f"one-shot {method[5:]} noise, claimed PureDpEvent(epsilon={eps:g}) x {k}"]
+    return report
 
 
 def run(config: RankConfig, data: Data, *, seed: int, method: str = "dplp-rank",

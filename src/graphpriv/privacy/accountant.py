@@ -7,12 +7,12 @@ Every noisy step is described as a ``DpEvent`` and handed to :class:`Ledger`, wh
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 from dp_accounting import dp_event
-from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 from dp_accounting.pld.pld_privacy_accountant import PLDAccountant
+from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccountant
 from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
 from graphpriv.errors import PrivacyError, UnsupportedMechanismError
@@ -78,6 +78,56 @@ class GraphRdpAccountant(rdp.RdpAccountant):
         return super()._maybe_compose(event, count, do_compose)
 
 
+class PureCompositionAccountant(PrivacyAccountant):
+    """Basic composition of pure-DP events: epsilon adds up, delta stays 0.
+
+    Composes :class:`PureDpEvent` (and ``ComposedDpEvent`` / ``SelfComposedDpEvent`` of them);
+    any other event is refused. ``get_epsilon(delta)`` is the sum of the epsilons for every delta
+    >= 0: k pure eps_i-DP mechanisms are (sum eps_i)-DP (Dwork & Roth, "The algorithmic
+    foundations of differential privacy", 2014, Thm. 3.14). It is the paper's own accounting of
+    DPLP-rank's K-draw lists (De & Chakrabarti, AAAI 2021, Prop. 4: K eps_p).
+
+    Args:
+        neighboring_relation: recorded only; pure DP composes the same way under any relation.
+    """
+
+    def __init__(self, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE) -> None:
+        super().__init__(neighboring_relation)
+        self._epsilon = 0.0
+
+    def _maybe_compose(self, event: dp_event.DpEvent, count: int,
+                       do_compose: bool) -> PrivacyAccountant.CompositionErrorDetails | None:
+        if isinstance(event, dp_event.NoOpDpEvent):
+            return None
+        if isinstance(event, PureDpEvent):
+            if not (np.isfinite(event.epsilon) and event.epsilon > 0):
+                return PrivacyAccountant.CompositionErrorDetails(
+                    invalid_event=event, error_message=f"epsilon must be finite and > 0, got {event.epsilon}")
+            if do_compose:
+                self._epsilon += count * event.epsilon
+            return None
+        if isinstance(event, dp_event.SelfComposedDpEvent):
+            return self._maybe_compose(event.event, count * event.count, do_compose)
+        if isinstance(event, dp_event.ComposedDpEvent):
+            for part in event.events:
+                error = self._maybe_compose(part, count, do_compose)
+                if error is not None:
+                    return error
+            return None
+        return PrivacyAccountant.CompositionErrorDetails(
+            invalid_event=event, error_message="pure composition only composes PureDpEvent")
+
+    def get_epsilon(self, target_delta: float) -> float:
+        """The summed epsilon (valid for any ``target_delta`` >= 0)."""
+        if target_delta < 0:
+            raise PrivacyError(f"'target_delta' must be >= 0 (got {target_delta})")
+        return self._epsilon
+
+    def get_delta(self, target_epsilon: float) -> float:
+        """0 when ``target_epsilon`` covers the summed epsilon, else 1 (basic composition says no more)."""
+        return 0.0 if target_epsilon >= self._epsilon else 1.0
+
+
 def describe_event(event: dp_event.DpEvent) -> str:
     """A short, human-readable description of an event for reports."""
     return repr(event).replace("DpEvent", "")
@@ -91,12 +141,14 @@ class Ledger:
         delta: The run's delta, in (0, 1).
         accounting: Which analysis the run's events follow (``rigorous`` or ``paper``).
         neighboring_relation: Relation for standard dp-accounting events (default: add/remove).
-        accountant: ``"rdp"`` (:class:`GraphRdpAccountant`, default) or ``"pld"``
+        accountant: ``"rdp"`` (:class:`GraphRdpAccountant`, default), ``"pld"``
             (dp-accounting's PLD accountant: tight for pure-DP events such as Laplace; it does not
-            know graphpriv's graph events and refuses them).
+            know graphpriv's graph events and refuses them) or ``"pure"``
+            (:class:`PureCompositionAccountant`: basic composition of :class:`PureDpEvent` only;
+            the one accountant that takes delta = 0).
 
     Raises:
-        PrivacyError: delta outside (0, 1) or an unknown accountant.
+        PrivacyError: delta outside (0, 1) ([0, 1) for ``pure``) or an unknown accountant.
     """
 
     def __init__(
@@ -108,9 +160,10 @@ class Ledger:
         neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
         accountant: str = "rdp",
     ) -> None:
-        check_delta(delta)
-        if accountant not in ("rdp", "pld"):
-            raise PrivacyError(f"'accountant' must be 'rdp' or 'pld' (got {accountant!r})")
+        if accountant not in ("rdp", "pld", "pure"):
+            raise PrivacyError(f"'accountant' must be 'rdp', 'pld' or 'pure' (got {accountant!r})")
+        if not (accountant == "pure" and delta == 0):
+            check_delta(delta)
         self.accountant = accountant
         self.unit = PrivacyUnit(unit)
         self.delta = delta
@@ -148,6 +201,8 @@ class Ledger:
     def _fresh(self) -> PrivacyAccountant:
         if self.accountant == "pld":
             return PLDAccountant(neighboring_relation=self.neighboring_relation)
+        if self.accountant == "pure":
+            return PureCompositionAccountant(self.neighboring_relation)
         return GraphRdpAccountant(neighboring_relation=self.neighboring_relation)
 
     def _epsilon_of(self, entries: Iterable[list], delta: float) -> float:
@@ -158,7 +213,7 @@ class Ledger:
 
     def epsilon(self, delta: float | None = None, *, phase: str | None = None) -> float:
         """Epsilon spent so far (total, or one phase's), at ``delta`` (default: the run's)."""
-        delta = self.delta if delta is None else check_delta(delta)
+        delta = self.delta if delta is None else (0.0 if self.accountant == "pure" and delta == 0 else check_delta(delta))
         if phase is not None:
             return self._epsilon_of(self._phases.get(phase, []), delta)
         return self._epsilon_of([e for es in self._phases.values() for e in es], delta)

@@ -25,7 +25,8 @@ class PrivacyUnit(str, enum.Enum):
 _DESCRIPTIONS = {
     PrivacyUnit.EDGE: "edge-level: neighbouring graphs differ by adding or removing one edge",
     PrivacyUnit.NODE: "node-level: neighbouring graphs differ by one node and all its edges",
-    PrivacyUnit.PROTECTED_PAIR: "protected-pair: neighbouring graphs differ in one protected pair",
+    PrivacyUnit.PROTECTED_PAIR: "protected-pair, per query u: u-neighbouring graphs differ only in the protected "
+                                "pairs of one node w != u, other than (w, u) (De & Chakrabarti, Def. 1)",
 }
 
 
