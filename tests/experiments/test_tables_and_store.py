@@ -132,3 +132,25 @@ def test_tradeoff_plot_keeps_ppgsl_defaults_only(tmp_path, monkeypatch):
     monkeypatch.setattr(plots, "tradeoff_points", lambda *a, **kw: seen.append(real(*a, **kw)) or seen[-1])
     plots.plot_tradeoff(store, ["ppgsl"], ["g"], tmp_path / "t.png")
     assert seen[0] == [(0.0, 0.8, 0.7, 1)]  # the k = 5 ablation run is not on the curve
+
+
+def test_rank_sweep_points_keep_each_lines_fixed_knob(tmp_path):
+    from graphpriv.experiments.plots import plot_rank_sweeps, rank_sweep_points
+
+    store = ResultStore(tmp_path / "r.sqlite")
+    runs = (("dplp-rank", {"sigma_prot": 0.1}, 0, 0.40), ("dplp-rank", {"sigma_prot": 0.1}, 1, 0.50),
+            ("dplp-rank", {"epsilon_p": 0.5}, 0, 0.60),  # sigma 0.3: on the eps_p line only
+            ("dplp-rank", {"epsilon_p": 0.5, "sigma_prot": 0.1}, 0, 0.99),  # on neither line
+            ("dplp-rank", {"accounting": "paper"}, 0, 0.99), ("dplp-rank", {}, 0, 0.30),
+            ("dplp-rank", {"base": "cn", "sigma_prot": 0.1}, 0, 0.99),
+            ("rank-nonprivate", {"sigma_prot": 0.2}, 0, 0.90))
+    for method, overrides, seed, value in runs:
+        config = make_config(method, {"base": "aa", **overrides}).model_dump(mode="json")
+        store.append(Result(method=method, dataset="g", seed=seed, config=config,
+                            metrics={"auc_at_k": value, "precision_at_k": 0.1, "auc": 0.5}))
+    assert rank_sweep_points(store, "dplp-rank", "g", "aa", "sigma_prot") == {0.1: [0.40, 0.50], 0.3: [0.30]}
+    assert rank_sweep_points(store, "dplp-rank", "g", "aa", "epsilon_p") == {0.1: [0.30], 0.5: [0.60]}
+    assert rank_sweep_points(store, "rank-nonprivate", "g", "aa", "sigma_prot") == {0.2: [0.90]}
+    text = plot_rank_sweeps(store, "g", tmp_path / "r.png", bases=("aa",))
+    assert "| dplp-rank | 45.0 ± 5.0 (2) | - | 30.0 ± 0.0 (1) |" in text
+    assert (tmp_path / "r.png").stat().st_size > 1000

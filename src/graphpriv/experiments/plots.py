@@ -124,6 +124,65 @@ def plot_tradeoff(store: ResultStore, methods: list[str], datasets: list[str], o
     return _save(fig, out)
 
 
+#: DPLP-rank's Fig. 3 curves: method ids in the legend's order.
+RANK_SWEEP_METHODS = ("rank-nonprivate", "dplp-rank", "dplp-rank-lin", "rank-staircase", "rank-laplace",
+                      "rank-exponential")
+
+
+def rank_sweep_points(store: ResultStore, method: str, dataset: str, base: str, knob: str,
+                      metric: str = "auc_at_k") -> dict[float, list[float]]:
+    """{knob value: [metric per seed]} for one DPLP-rank sweep line (paper Fig. 3).
+
+    ``knob`` is ``sigma_prot`` (runs at eps_p = 0.1) or ``epsilon_p`` (runs at sigma_prot = 0.3);
+    runs with other K or accounting than the defaults (30, rigorous) are left out.
+    """
+    fixed = {"sigma_prot": ("epsilon_p", 0.1), "epsilon_p": ("sigma_prot", 0.3)}[knob]
+    points: dict[float, list[float]] = defaultdict(list)
+    for result in store.results(method=method, dataset=dataset):
+        c = result.config
+        if (c.get("base") == base and c.get("top_k") == 30 and c.get("accounting") == "rigorous"
+                and (method == "rank-nonprivate" and knob == "sigma_prot" or c.get(fixed[0]) == fixed[1])):
+            points[float(c[knob])].append(result.metrics[metric])
+    return dict(sorted(points.items()))
+
+
+def plot_rank_sweeps(store: ResultStore, dataset: str, out: Path, bases: tuple[str, ...] = ("aa", "gcn"),
+                     metric: str = "auc_at_k") -> str:
+    """Paper Fig. 3: AUC@K against sigma_prot (top row) and eps_p (bottom row), one column per base
+    score, mean ± std band over seeds. Writes ``out`` (PNG) and returns the numbers as Markdown."""
+    knobs = ("sigma_prot", "epsilon_p")
+    fig, axes = _panels(len(knobs), len(bases))
+    lines = []
+    for row, knob in zip(axes, knobs):
+        for ax, base in zip(row, bases):
+            table: dict[str, dict[float, list[float]]] = {}
+            for method in RANK_SWEEP_METHODS:
+                points = rank_sweep_points(store, method, dataset, base, knob, metric)
+                if not points:
+                    continue
+                table[method] = points
+                x = np.array(list(points))
+                mean = np.array([np.mean(v) for v in points.values()]) * 100
+                std = np.array([np.std(v) for v in points.values()]) * 100
+                ax.plot(x, mean, marker="o", label=method)
+                ax.fill_between(x, mean - std, mean + std, alpha=0.2)
+            ax.set_title(f"{dataset}, base {base.upper()}")
+            ax.set_xlabel(knob + (" (eps_p = 0.1)" if knob == "sigma_prot" else " (sigma_prot = 0.3)"))
+            ax.set_ylabel("AUC@K (%)")
+            ax.grid(alpha=0.3)
+            values = sorted({v for points in table.values() for v in points})
+            lines += [(f"\n{dataset}, base {base.upper()}, {metric} (%) against {knob} (mean ± std over seeds, "
+                       "seeds in brackets):\n"), "| method | " + " | ".join(f"{v:g}" for v in values) + " |",
+                      "|---" * (len(values) + 1) + "|"]
+            for method, points in table.items():
+                cells = [f"{100 * np.mean(points[v]):.1f} ± {100 * np.std(points[v]):.1f} ({len(points[v])})"
+                         if v in points else "-" for v in values]
+                lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    axes[0][0].legend(fontsize=7)
+    _save(fig, out)
+    return "\n".join(lines).lstrip() + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Privacy-utility plot from a results store.")
     parser.add_argument("--store", type=Path, required=True)
@@ -132,7 +191,15 @@ def main() -> None:
     parser.add_argument("--epsilons", nargs="*", type=float, default=None)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--tradeoff", action="store_true", help="utility vs GAE+sim attack AUC (publishing)")
+    parser.add_argument("--rank-sweeps", type=Path, default=None, metavar="MARKDOWN",
+                        help="DPLP-rank Fig. 3 (first dataset; --methods ignored): PNG to --out, numbers to MARKDOWN")
     args = parser.parse_args()
+    if args.rank_sweeps:
+        text = plot_rank_sweeps(ResultStore(args.store), args.datasets[0], args.out)
+        args.rank_sweeps.parent.mkdir(parents=True, exist_ok=True)
+        args.rank_sweeps.write_text(text)
+        print(text + f"\nwrote {args.out} and {args.rank_sweeps}")
+        return
     if args.tradeoff:
         plot_tradeoff(ResultStore(args.store), args.methods, args.datasets, args.out)
         print(f"wrote {args.out}")

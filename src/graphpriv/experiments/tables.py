@@ -98,6 +98,26 @@ def _rank_rows(base: str) -> tuple[Row, ...]:
             Row(f"{name}: Exponential", "rank-exponential", {"base": base}, paper=paper[5]))
 
 
+#: DPLP-rank paper Fig. 3 (Yeast; A = AA and GCN): sigma_prot at eps_p 0.1, eps_p at sigma_prot 0.3.
+RANK_SIGMAS = (0.1, 0.2, 0.3, 0.4, 0.45)
+RANK_EPSILONS = (0.1, 0.3, 0.5, 0.7, 0.9)
+RANK_SWEEP_METHODS = (("DPLP", "dplp-rank"), ("DPLP-Lin", "dplp-rank-lin"), ("Staircase", "rank-staircase"),
+                      ("Laplace", "rank-laplace"), ("Exponential", "rank-exponential"))
+
+
+def _rank_sweep_rows(base: str) -> tuple[Row, ...]:
+    """Fig. 3's grid for one base score; the non-private ranking depends on sigma_prot only."""
+    name = {"aa": "AA", "gcn": "GCN"}[base]
+    rows = [Row(f"{name}, sigma_prot = {s:g}: non-private", "rank-nonprivate", {"base": base, "sigma_prot": s})
+            for s in RANK_SIGMAS]
+    for label, method in RANK_SWEEP_METHODS:
+        rows += [Row(f"{name}, sigma_prot = {s:g}: {label}", method, {"base": base, "sigma_prot": s})
+                 for s in RANK_SIGMAS]
+        rows += [Row(f"{name}, eps_p = {e:g}: {label}", method, {"base": base, "epsilon_p": e})
+                 for e in RANK_EPSILONS if e != 0.1]  # eps_p 0.1 is the sigma_prot = 0.3 row
+    return tuple(rows)
+
+
 _PUBLISH_BASELINES = (
     Row("Published input graph (no perturbation)", "random-perturb", {**_PUBLISH, "ratio": 0.0}),
     *(Row(f"Random, p = {p:g}", "random-perturb", {**_PUBLISH, "ratio": p}) for p in (0.2, 0.5, 0.8)),
@@ -153,6 +173,12 @@ TABLES = {
         "dplp-rank-table1", "DPLP-rank paper Table 1: AUC@K (%), sigma_prot = 0.3, eps_p = 0.1, K = 30",
         RANK_DATASETS, (*_rank_rows("aa"), *_rank_rows("cn"), *_rank_rows("node2vec")),
         "papers/001 (De & Chakrabarti), Table 1", metric="auc_at_k", columns=("precision_at_k", "auc")),
+    "dplp-rank-sweeps": TableSpec(
+        "dplp-rank-sweeps", "DPLP-rank paper Fig. 3 on Yeast: AUC@K (%) against sigma_prot (eps_p = 0.1) and "
+        "eps_p (sigma_prot = 0.3), K = 30, rigorous accounting", ("yeast",),
+        (*_rank_sweep_rows("aa"), *_rank_sweep_rows("gcn")),
+        "papers/001 (De & Chakrabarti), Fig. 3 (curves only, no numbers in the text)", metric="auc_at_k",
+        columns=("precision_at_k", "auc")),
     "ppgsl-baselines": TableSpec(
         "ppgsl-baselines", "Graph-publishing baselines on Cora: GAE+sim attack AUC (%) on the sensitive links, "
         "heuristic attacks, LP AUC (GAE) and NC micro-F1 (GCN)", ("cora",), _PUBLISH_BASELINES,
