@@ -113,24 +113,27 @@ def test_ledger_fails_closed_and_reports_phases():
     assert report.unit == "edge" and report.accounting == "rigorous"
 
 
-def test_pure_composition_sums_epsilons_and_refuses_other_events():
-    from graphpriv.privacy.accountant import PureCompositionAccountant
-    from graphpriv.privacy.events import PureDpEvent
+def test_basic_composition_sums_epsilons_and_deltas_and_refuses_other_events():
+    from graphpriv.privacy.accountant import BasicCompositionAccountant
+    from graphpriv.privacy.events import ApproxDpEvent, PureDpEvent
 
-    acc = PureCompositionAccountant().compose(PureDpEvent(0.1), 30).compose(
+    acc = BasicCompositionAccountant().compose(PureDpEvent(0.1), 30).compose(
         dp_event.ComposedDpEvent([PureDpEvent(0.5), dp_event.SelfComposedDpEvent(PureDpEvent(0.25), 4)]))
     assert acc.get_epsilon(0.0) == pytest.approx(0.1 * 30 + 0.5 + 1.0)
     assert acc.get_delta(4.5) == 0.0 and acc.get_delta(4.0) == 1.0
     assert not acc.supports(dp_event.GaussianDpEvent(1.0))
     assert not acc.supports(dp_event.LaplaceDpEvent(1.0))
-    ledger = Ledger(PrivacyUnit.PROTECTED_PAIR, delta=0.0, accountant="pure")
-    with pytest.raises(UnsupportedMechanismError, match="pure composition"):
+    approx = BasicCompositionAccountant().compose(ApproxDpEvent(0.01, 1e-7), 100)
+    assert approx.get_epsilon(1e-5) == pytest.approx(1.0)
+    assert approx.get_epsilon(5e-6) == float("inf")  # delta not covered: no claim
+    ledger = Ledger(PrivacyUnit.PROTECTED_PAIR, delta=0.0, accountant="basic")
+    with pytest.raises(UnsupportedMechanismError, match="basic composition"):
         ledger.spend(dp_event.GaussianDpEvent(1.0), phase="ranking")
     ledger.spend(PureDpEvent(0.1), phase="ranking", count=30)
     report = ledger.report()
-    assert report.epsilon == pytest.approx(3.0) and report.delta == 0.0 and report.accountant == "pure"
+    assert report.epsilon == pytest.approx(3.0) and report.delta == 0.0 and report.accountant == "basic"
     with pytest.raises(PrivacyError, match="'delta' must be in the open interval"):
-        Ledger(PrivacyUnit.EDGE, delta=0.0)  # only pure composition takes delta = 0
+        Ledger(PrivacyUnit.EDGE, delta=0.0)  # only basic composition takes delta = 0
 
 
 @pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf")])

@@ -156,7 +156,7 @@ def _report(config: RankConfig, method: str, notes: list[str]) -> PrivacyReport 
         return None
     k, eps = config.top_k, config.epsilon_p
     proven = method in ("dplp-rank", "dplp-rank-lin", "rank-exponential")
-    ledger = Ledger(PrivacyUnit.PROTECTED_PAIR, delta=0.0, accountant="pure",
+    ledger = Ledger(PrivacyUnit.PROTECTED_PAIR, delta=0.0, accountant="basic",
                     accounting=Accounting(config.accounting if proven else "paper"))
     ledger.spend(PureDpEvent(eps), phase="ranking", count=k)
     report = ledger.report(target_epsilon=k * eps, notes=notes)

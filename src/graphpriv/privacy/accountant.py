@@ -18,6 +18,7 @@ from dp_accounting.rdp import rdp_privacy_accountant as rdp
 from graphpriv.errors import PrivacyError, UnsupportedMechanismError
 from graphpriv.privacy.analysis.hypergeometric import hypergeometric_group_gaussian_rdp
 from graphpriv.privacy.events import (
+    ApproxDpEvent,
     EffectiveRateWorGaussianDpEvent,
     HypergeometricGroupGaussianDpEvent,
     PureDpEvent,
@@ -78,33 +79,37 @@ class GraphRdpAccountant(rdp.RdpAccountant):
         return super()._maybe_compose(event, count, do_compose)
 
 
-class PureCompositionAccountant(PrivacyAccountant):
-    """Basic composition of pure-DP events: epsilon adds up, delta stays 0.
+class BasicCompositionAccountant(PrivacyAccountant):
+    """Basic (sequential) composition: epsilons add up, deltas add up.
 
-    Composes :class:`PureDpEvent` (and ``ComposedDpEvent`` / ``SelfComposedDpEvent`` of them);
-    any other event is refused. ``get_epsilon(delta)`` is the sum of the epsilons for every delta
-    >= 0: k pure eps_i-DP mechanisms are (sum eps_i)-DP (Dwork & Roth, "The algorithmic
-    foundations of differential privacy", 2014, Thm. 3.14). It is the paper's own accounting of
-    DPLP-rank's K-draw lists (De & Chakrabarti, AAAI 2021, Prop. 4: K eps_p).
+    Composes :class:`PureDpEvent` (delta 0) and :class:`ApproxDpEvent`, also inside
+    ``ComposedDpEvent`` / ``SelfComposedDpEvent``; any other event is refused. k mechanisms that
+    are (eps_i, delta_i)-DP are (sum eps_i, sum delta_i)-DP (Dwork & Roth, "The algorithmic
+    foundations of differential privacy", 2014, Thm. 3.16). It is the accounting of DPLP-rank's
+    K-draw lists (De & Chakrabarti, AAAI 2021, Prop. 4: K eps_p, pure) and of PrivDPR's paper mode
+    (T Gaussian steps of (eps/T, delta/T) each).
 
     Args:
-        neighboring_relation: recorded only; pure DP composes the same way under any relation.
+        neighboring_relation: recorded only; basic composition is the same under any relation.
     """
 
     def __init__(self, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE) -> None:
         super().__init__(neighboring_relation)
         self._epsilon = 0.0
+        self._delta = 0.0
 
     def _maybe_compose(self, event: dp_event.DpEvent, count: int,
                        do_compose: bool) -> PrivacyAccountant.CompositionErrorDetails | None:
         if isinstance(event, dp_event.NoOpDpEvent):
             return None
-        if isinstance(event, PureDpEvent):
-            if not (np.isfinite(event.epsilon) and event.epsilon > 0):
+        if isinstance(event, (PureDpEvent, ApproxDpEvent)):
+            delta = getattr(event, "delta", 0.0)
+            if not (np.isfinite(event.epsilon) and event.epsilon > 0 and 0 <= delta < 1):
                 return PrivacyAccountant.CompositionErrorDetails(
-                    invalid_event=event, error_message=f"epsilon must be finite and > 0, got {event.epsilon}")
+                    invalid_event=event, error_message=f"need epsilon > 0 and delta in [0, 1), got {event}")
             if do_compose:
                 self._epsilon += count * event.epsilon
+                self._delta += count * delta
             return None
         if isinstance(event, dp_event.SelfComposedDpEvent):
             return self._maybe_compose(event.event, count * event.count, do_compose)
@@ -115,17 +120,17 @@ class PureCompositionAccountant(PrivacyAccountant):
                     return error
             return None
         return PrivacyAccountant.CompositionErrorDetails(
-            invalid_event=event, error_message="pure composition only composes PureDpEvent")
+            invalid_event=event, error_message="basic composition only composes PureDpEvent and ApproxDpEvent")
 
     def get_epsilon(self, target_delta: float) -> float:
-        """The summed epsilon (valid for any ``target_delta`` >= 0)."""
+        """The summed epsilon when ``target_delta`` covers the summed delta, else inf."""
         if target_delta < 0:
             raise PrivacyError(f"'target_delta' must be >= 0 (got {target_delta})")
-        return self._epsilon
+        return self._epsilon if target_delta >= self._delta * (1 - 1e-12) else float("inf")
 
     def get_delta(self, target_epsilon: float) -> float:
-        """0 when ``target_epsilon`` covers the summed epsilon, else 1 (basic composition says no more)."""
-        return 0.0 if target_epsilon >= self._epsilon else 1.0
+        """The summed delta when ``target_epsilon`` covers the summed epsilon, else 1."""
+        return self._delta if target_epsilon >= self._epsilon else 1.0
 
 
 def describe_event(event: dp_event.DpEvent) -> str:
@@ -143,12 +148,12 @@ class Ledger:
         neighboring_relation: Relation for standard dp-accounting events (default: add/remove).
         accountant: ``"rdp"`` (:class:`GraphRdpAccountant`, default), ``"pld"``
             (dp-accounting's PLD accountant: tight for pure-DP events such as Laplace; it does not
-            know graphpriv's graph events and refuses them) or ``"pure"``
-            (:class:`PureCompositionAccountant`: basic composition of :class:`PureDpEvent` only;
-            the one accountant that takes delta = 0).
+            know graphpriv's graph events and refuses them) or ``"basic"``
+            (:class:`BasicCompositionAccountant`: sums of epsilons and deltas of
+            :class:`PureDpEvent` and :class:`ApproxDpEvent`; the one accountant that takes delta = 0).
 
     Raises:
-        PrivacyError: delta outside (0, 1) ([0, 1) for ``pure``) or an unknown accountant.
+        PrivacyError: delta outside (0, 1) ([0, 1) for ``basic``) or an unknown accountant.
     """
 
     def __init__(
@@ -160,9 +165,9 @@ class Ledger:
         neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
         accountant: str = "rdp",
     ) -> None:
-        if accountant not in ("rdp", "pld", "pure"):
-            raise PrivacyError(f"'accountant' must be 'rdp', 'pld' or 'pure' (got {accountant!r})")
-        if not (accountant == "pure" and delta == 0):
+        if accountant not in ("rdp", "pld", "basic"):
+            raise PrivacyError(f"'accountant' must be 'rdp', 'pld' or 'basic' (got {accountant!r})")
+        if not (accountant == "basic" and delta == 0):
             check_delta(delta)
         self.accountant = accountant
         self.unit = PrivacyUnit(unit)
@@ -201,8 +206,8 @@ class Ledger:
     def _fresh(self) -> PrivacyAccountant:
         if self.accountant == "pld":
             return PLDAccountant(neighboring_relation=self.neighboring_relation)
-        if self.accountant == "pure":
-            return PureCompositionAccountant(self.neighboring_relation)
+        if self.accountant == "basic":
+            return BasicCompositionAccountant(self.neighboring_relation)
         return GraphRdpAccountant(neighboring_relation=self.neighboring_relation)
 
     def _epsilon_of(self, entries: Iterable[list], delta: float) -> float:
@@ -213,7 +218,7 @@ class Ledger:
 
     def epsilon(self, delta: float | None = None, *, phase: str | None = None) -> float:
         """Epsilon spent so far (total, or one phase's), at ``delta`` (default: the run's)."""
-        delta = self.delta if delta is None else (0.0 if self.accountant == "pure" and delta == 0 else check_delta(delta))
+        delta = self.delta if delta is None else (0.0 if self.accountant == "basic" and delta == 0 else check_delta(delta))
         if phase is not None:
             return self._epsilon_of(self._phases.get(phase, []), delta)
         return self._epsilon_of([e for es in self._phases.values() for e in es], delta)

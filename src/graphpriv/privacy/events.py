@@ -57,3 +57,15 @@ class PureDpEvent(dp_event.DpEvent):
     """
 
     epsilon: float
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class ApproxDpEvent(dp_event.DpEvent):
+    """A mechanism taken to be (``epsilon``, ``delta``)-DP by its own analysis, e.g. one Gaussian
+    mechanism with sigma = sqrt(2 ln(1.25/delta)) / epsilon (Dwork & Roth 2014, Thm. A.1, for
+    epsilon < 1). Only basic composition composes it (sums of epsilons and deltas); it is how
+    papers that split (epsilon, delta) evenly over T steps account (PrivDPR, Sec. 4.3.2).
+    """
+
+    epsilon: float
+    delta: float
