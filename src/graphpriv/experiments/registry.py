@@ -7,7 +7,7 @@ from typing import Any
 
 from graphpriv.errors import ConfigError
 from graphpriv.linkpred.subgraphs import Extractor
-from graphpriv.methods import dplp_rank, dplp_subgraph, heuristic, lapgraph_sgnn, ppgsl, publishing
+from graphpriv.methods import dplp_rank, dplp_subgraph, heuristic, lapgraph_sgnn, ppgsl, privdpr, publishing
 from graphpriv.methods.base import MethodConfig, RunFn
 
 
@@ -50,6 +50,10 @@ _METHODS = [
                "rank: one-shot staircase noise on the scores, top-K (the paper's baseline and claim)"),
     MethodSpec("rank-nonprivate", dplp_rank.RankConfig, dplp_rank.run, {},
                "rank: sort by the base score, no noise (no DP)"),
+    MethodSpec("privdpr", privdpr.PrivDPRConfig, privdpr.run, {},
+               "synthesize: PrivDPR, deep PageRank with noise on V's gradient, graph from V V^T (node-level DP)"),
+    MethodSpec("dpr", privdpr.PrivDPRConfig, privdpr.run, {"private": False},
+               "synthesize: DPR, PrivDPR without noise (no DP)"),
     MethodSpec("ppgsl", ppgsl.PPGSLConfig, ppgsl.run, {},
                "publish: PPGSL, graph structure learned against a surrogate attacker (no DP; Wu et al.)"),
     MethodSpec("random-perturb", publishing.RandomPerturbConfig, publishing.run_random_perturb, {},

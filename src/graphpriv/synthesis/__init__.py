@@ -1,0 +1,1 @@
+"""Synthetic graph generation (PrivDPR)."""

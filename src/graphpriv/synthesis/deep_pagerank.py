@@ -1,0 +1,118 @@
+"""PrivDPR's deep PageRank: the model, the per-pair loss, the gradient bound and the depth.
+
+Source: Zhang, Hu, Ye, Xu, "PrivDPR" (KDD 2025), Sec. 4.2-4.3: Eq. 4 (f), Eq. 5 (per-pair loss),
+Theorem 4.2 (||dL/dV|| <= M (1/s)^(L+1) under W <- W / ||s W||_2), Eq. 13 (depth);
+specs/privdpr.md "Model".
+
+f(v) = sigmoid(W_{L+1}^T sigmoid(W_L^T ... sigmoid(W_1^T v))) with W_1: r x d, W_l: d x d,
+W_{L+1}: d x 1, no biases. Every W enters f normalised, W / (s ||W||_2) (exact spectral norm), so
+||W_WN||_2 = 1/s whatever W is; V (N x r) is not normalised and is the only released parameter.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from graphpriv.errors import ConfigError
+
+__all__ = ["DeepPageRank", "depth_for_sensitivity", "gradient_bound_m", "pair_loss"]
+
+#: The deepest network Eq. 13 may ask for; beyond it training is hopeless (and slow).
+MAX_DEPTH = 64
+
+
+def gradient_bound_m(num_nodes: int, gamma: float = 0.85) -> float:
+    """M of Theorem 4.2: (2 (N - 1) gamma^2 + 2 gamma + 2 gamma (1 - gamma) / N) (1 + 1 / gamma).
+
+    Raises:
+        ValueError: num_nodes < 2 or gamma outside (0, 1).
+    """
+    if num_nodes < 2 or not 0 < gamma < 1:
+        raise ValueError(f"need num_nodes >= 2 and gamma in (0, 1) (got {num_nodes}, {gamma})")
+    n = num_nodes
+    return (2 * (n - 1) * gamma**2 + 2 * gamma + 2 * gamma * (1 - gamma) / n) * (1 + 1 / gamma)
+
+
+def depth_for_sensitivity(*, num_nodes: int, batch_pairs: int, iterations: int, s: float, s_grad: float,
+                          gamma: float = 0.85, max_depth: int = MAX_DEPTH) -> int:
+    """Eq. 13: the smallest L >= 0 with B M (1/s)^(L+1) <= S_grad / T.
+
+    Args:
+        num_nodes: N. batch_pairs: B, the most pairs a step's gradient sums. iterations: T.
+        s: the normalisation factor (> 1). s_grad: the preset sensitivity S_grad (> 0).
+
+    Returns:
+        L, the number of hidden d x d layers is L - 1 (L + 1 weight matrices in all).
+
+    Raises:
+        ConfigError: s <= 1, s_grad <= 0, or L > ``max_depth`` (with what to change).
+    """
+    if s <= 1:
+        raise ConfigError(f"'s' must be > 1: weight normalisation by s <= 1 does not shrink the gradient (got {s})")
+    if s_grad <= 0 or batch_pairs < 1 or iterations < 1:
+        raise ConfigError(f"need s_grad > 0, batch_pairs >= 1, iterations >= 1 (got {s_grad}, {batch_pairs}, "
+                          f"{iterations})")
+    bound = batch_pairs * gradient_bound_m(num_nodes, gamma)  # B M: need B M s^-(L+1) <= S_grad / T
+    depth = 0
+    while bound * s ** -(depth + 1) > s_grad / iterations and depth <= max_depth:
+        depth += 1
+    if depth > max_depth:
+        raise ConfigError(f"Eq. 13 asks for L = {depth} layers (> {max_depth}): raise s (now {s}) or s_grad "
+                          f"(now {s_grad}), or lower the batch ({batch_pairs} pairs) or the iterations ({iterations})")
+    return depth
+
+
+class DeepPageRank(nn.Module):
+    """V (N x r) and the spectrally normalised MLP f of Eq. 4.
+
+    Args:
+        num_nodes: N. r: embedding width. d: hidden width. depth: L from Eq. 13 (L + 1 weight
+            matrices: r x d, then L - 1 of d x d, then d x 1; for L = 0 a single r x 1).
+        s: normalisation factor (> 1): every W enters as W / (s ||W||_2).
+        generator: seeds V's and W's initialisation (normal, std 1/sqrt(fan-in)).
+    """
+
+    def __init__(self, num_nodes: int, *, r: int = 128, d: int = 64, depth: int, s: float = 8.0,
+                 generator: torch.Generator | None = None) -> None:
+        super().__init__()
+        if depth < 0:
+            raise ValueError(f"'depth' must be >= 0 (got {depth})")
+        self.s = float(s)
+        self.V = nn.Parameter(torch.randn(num_nodes, r, generator=generator) / math.sqrt(r))
+        shapes = [(r, 1)] if depth == 0 else [(r, d)] + [(d, d)] * (depth - 1) + [(d, 1)]
+        self.weights = nn.ParameterList(
+            nn.Parameter(torch.randn(a, b, generator=generator) / math.sqrt(a)) for a, b in shapes)
+
+    @property
+    def depth(self) -> int:
+        """L (the network has L + 1 weight matrices)."""
+        return len(self.weights) - 1
+
+    def normalised(self, w: Tensor) -> Tensor:
+        """W / (s ||W||_2), spectral norm exact (``torch.linalg.matrix_norm(ord=2)``)."""
+        return w / (self.s * torch.linalg.matrix_norm(w, ord=2))
+
+    def forward(self, nodes: Tensor) -> Tensor:
+        """f(v_i) for ``nodes`` ``[P]`` (long) -> ``[P]`` in (0, 1)."""
+        h = self.V[nodes]
+        for w in self.weights:
+            h = torch.sigmoid(h @ self.normalised(w))
+        return h.squeeze(-1)
+
+
+def pair_loss(f_i: Tensor, f_j: Tensor, out_degree_i: Tensor, in_degree_j: Tensor, *, num_nodes: int,
+              gamma: float = 0.85) -> Tensor:
+    """Eq. 5 for pairs i -> j, elementwise ``[P]``: with a = f_i / d_out(i), b = f_j / (d_in(j) gamma),
+
+        L = d_in(j) gamma^2 (a - b)^2 + (a - b) 2 gamma (1 - gamma) / N + (1 - gamma)^2 / (d_in(j) N^2).
+
+    Degrees must be >= 1 (a walk leaves i and enters j).
+    """
+    a = f_i / out_degree_i
+    b = f_j / (in_degree_j * gamma)
+    n = float(num_nodes)
+    return (in_degree_j * gamma**2 * (a - b) ** 2 + (a - b) * 2 * gamma * (1 - gamma) / n
+            + (1 - gamma) ** 2 / (in_degree_j * n * n))

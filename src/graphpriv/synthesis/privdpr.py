@@ -1,0 +1,174 @@
+"""Training PrivDPR's embeddings V with Gaussian noise on V's gradient (Algorithm 2).
+
+Source: Zhang, Hu, Ye, Xu, "PrivDPR" (KDD 2025), Algorithm 2, Sec. 4.3.2 and Theorem 5.1;
+specs/privdpr.md "Model" and "Privacy model".
+
+Privacy (unit: node; relation: *bounded* node-level, neighbouring graphs replace one node and
+its edges, N public). Per iteration the pairs' summed gradient w.r.t. V has norm at most
+B M (1/s)^(L+1) <= S_grad / T for *any* weights W (Theorem 4.2 with the depth of Eq. 13), so on
+two neighbouring graphs the sums differ by at most 2 S_grad / T (graphpriv's replace-one factor 2)
+even though the noise-free W, trained on the data, differ too. The step adds
+N(0, (2 S_grad / T)^2 z^2 I) to the whole ``[N, r]`` gradient: a Gaussian mechanism with noise
+multiplier z. T such steps:
+
+- ``paper``: z = sqrt(2 ln(1.25 T / delta)) / (eps / T), each step (eps/T, delta/T)-DP by the
+  classical Gaussian mechanism, sequential composition (the paper's Sec. 4.3.2);
+- ``rigorous``: the same T Gaussian steps composed by the RDP accountant, z calibrated so the
+  accountant's epsilon meets eps at delta (less noise for the same guarantee).
+
+Both are reported: a paper-mode result also gives the RDP epsilon of its (larger) noise. W are
+never released; V is, and the synthetic graph is post-processing of V.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+import torch
+from dp_accounting import dp_event
+from dp_accounting.privacy_accountant import NeighboringRelation
+
+from graphpriv.errors import ConfigError
+from graphpriv.privacy.accountant import GraphRdpAccountant, Ledger
+from graphpriv.privacy.calibration import calibrate_noise_multiplier
+from graphpriv.privacy.events import ApproxDpEvent
+from graphpriv.privacy.units import Accounting, PrivacyUnit
+from graphpriv.synthesis.deep_pagerank import (
+    DeepPageRank,
+    depth_for_sensitivity,
+    pair_loss,
+)
+from graphpriv.synthesis.walks import walk_pairs
+
+__all__ = ["PrivDPRTraining", "paper_noise_multiplier", "train_embeddings"]
+
+
+def paper_noise_multiplier(epsilon: float, delta: float, iterations: int) -> float:
+    """sigma = sqrt(2 ln(1.25 / (delta / T))) / (eps / T) (PrivDPR Sec. 4.3.2).
+
+    Raises:
+        ConfigError: eps / T >= 1 (the classical Gaussian mechanism's bound needs eps < 1 per step).
+    """
+    if epsilon / iterations >= 1:
+        raise ConfigError(f"eps / T = {epsilon / iterations:.3g} >= 1: the classical Gaussian mechanism the paper "
+                          "composes needs eps < 1 per step")
+    return math.sqrt(2 * math.log(1.25 * iterations / delta)) / (epsilon / iterations)
+
+
+@dataclass
+class PrivDPRTraining:
+    """What training produced: V, the bound's numbers and the ledger (None without noise)."""
+
+    V: torch.Tensor
+    depth: int
+    iterations: int
+    batch_pairs: int
+    noise_multiplier: float | None
+    noise_std: float | None
+    ledger: Ledger | None
+    info: dict = field(default_factory=dict)
+
+
+def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float = 1e-5,
+                     accounting: str = "rigorous", s_grad: float = 5.0, epochs: int = 5, batch_nodes: int = 16,
+                     num_walks: int = 2, walk_length: int = 16, r: int = 128, d: int = 64, s: float = 8.0,
+                     lr: float = 1e-3, gamma: float = 0.85, seed: int = 0, progress=None) -> PrivDPRTraining:
+    """Algorithm 2, lines 1-12: train V (and the unreleased W) on ``adj``.
+
+    Args:
+        adj: ``[N, N]`` CSR adjacency, row i = i's out-neighbours (symmetric for undirected).
+        epsilon: node-level budget (> 0), or None for ``dpr`` (no noise, no guarantee).
+        delta: in (0, 1). accounting: ``rigorous`` or ``paper`` (module docstring).
+        s_grad: preset sensitivity S_grad. epochs, batch_nodes: T = epochs floor(N / b).
+        num_walks, walk_length: R_wn, R_wl (B = b R_wn R_wl pairs at most per step).
+        r, d, s, lr, gamma: model and optimiser (Adam for V and for W).
+
+    Returns:
+        :class:`PrivDPRTraining` (V ``[N, r]`` float32).
+
+    Raises:
+        ConfigError: epsilon <= 0, s <= 1, depth over 64, T = 0, bad accounting.
+    """
+    n = adj.shape[0]
+    iterations = epochs * (n // batch_nodes)
+    if iterations < 1:
+        raise ConfigError(f"T = epochs * floor(N / b) = {iterations}: need N >= batch_nodes and epochs >= 1")
+    if epsilon is not None and not epsilon > 0:
+        raise ConfigError(f"'epsilon' must be > 0 (got {epsilon})")
+    if accounting not in ("rigorous", "paper"):
+        raise ConfigError(f"accounting must be 'rigorous' or 'paper' (got {accounting!r})")
+    batch_pairs = batch_nodes * num_walks * walk_length
+    depth = depth_for_sensitivity(num_nodes=n, batch_pairs=batch_pairs, iterations=iterations, s=s,
+                                  s_grad=s_grad, gamma=gamma)
+    ledger, z, info = None, None, {}
+    if epsilon is not None:
+        ledger, z, info = _account(epsilon, delta, accounting, iterations)
+    sensitivity = 2.0 * s_grad / iterations  # replace-one: both sums have norm <= S_grad / T
+    std = None if z is None else sensitivity * z
+
+    gen = torch.Generator().manual_seed(seed)
+    model = DeepPageRank(n, r=r, d=d, depth=depth, s=s, generator=gen)
+    opt_w = torch.optim.Adam(model.weights.parameters(), lr=lr)
+    opt_v = torch.optim.Adam([model.V], lr=lr)
+    out_degree = torch.from_numpy(np.diff(adj.indptr).astype(np.float32))
+    in_degree = torch.from_numpy(np.asarray(adj.sum(axis=0)).ravel().astype(np.float32))
+    csr = sp.csr_matrix(adj)
+    rng = np.random.default_rng([seed, 131])
+    per_epoch = n // batch_nodes
+    losses, signal = [], []
+    for epoch in range(epochs):
+        order = rng.permutation(n)
+        total = 0.0
+        for j in range(per_epoch):
+            src, dst = walk_pairs(csr, order[j * batch_nodes:(j + 1) * batch_nodes], num_walks=num_walks,
+                                  walk_length=walk_length, rng=rng)
+            opt_w.zero_grad()
+            opt_v.zero_grad()
+            if src.size:
+                i, k = torch.from_numpy(src), torch.from_numpy(dst)
+                loss = pair_loss(model(i), model(k), out_degree[i], in_degree[k], num_nodes=n, gamma=gamma).sum()
+                loss.backward()
+                total += float(loss.detach())
+                signal.append(float(model.V.grad.norm()))
+            opt_w.step()  # W: no noise (never released; the bound holds for any W)
+            grad = model.V.grad if model.V.grad is not None else torch.zeros_like(model.V)
+            if std is not None:
+                grad = grad + std * torch.randn(grad.shape, generator=gen)
+            model.V.grad = grad / batch_pairs
+            opt_v.step()
+        losses.append(total / per_epoch)
+        if progress is not None:
+            progress(epoch + 1, epochs, loss=losses[-1])
+    # signal-to-noise of the released gradient: the true sum's norm against the noise's norm
+    noise_norm = None if std is None else std * math.sqrt(n * r)
+    info.update(train_loss=losses, gradient_norm_mean=float(np.mean(signal)) if signal else 0.0,
+                gradient_norm_max=float(np.max(signal)) if signal else 0.0, gradient_bound=s_grad / iterations,
+                noise_norm=noise_norm)
+    return PrivDPRTraining(V=model.V.detach().clone(), depth=depth, iterations=iterations, batch_pairs=batch_pairs,
+                           noise_multiplier=z, noise_std=std, ledger=ledger, info=info)
+
+
+def _account(epsilon: float, delta: float, accounting: str, iterations: int):
+    """The noise multiplier of each mode, its ledger and the other mode's view of it."""
+    relation = NeighboringRelation.REPLACE_ONE
+    if accounting == "paper":
+        z = paper_noise_multiplier(epsilon, delta, iterations)
+        ledger = Ledger(PrivacyUnit.NODE, delta=delta, accounting=Accounting.PAPER, accountant="basic",
+                        neighboring_relation=relation)
+        ledger.spend(ApproxDpEvent(epsilon / iterations, delta / iterations), phase="training", count=iterations,
+                     noise_multiplier=z)
+    else:
+        def run_event(multiplier: float) -> dp_event.DpEvent:
+            return dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(multiplier), iterations)
+
+        z = calibrate_noise_multiplier(run_event, target_epsilon=epsilon, delta=delta, neighboring_relation=relation)
+        ledger = Ledger(PrivacyUnit.NODE, delta=delta, accounting=Accounting.RIGOROUS, neighboring_relation=relation)
+        ledger.spend(dp_event.GaussianDpEvent(z), phase="training", count=iterations, noise_multiplier=z)
+    rdp_epsilon = GraphRdpAccountant(neighboring_relation=relation).compose(
+        dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(z), iterations)).get_epsilon(delta)
+    return ledger, z, {"noise_multiplier": z, "rdp_epsilon_of_this_noise": float(rdp_epsilon),
+                       "paper_noise_multiplier": paper_noise_multiplier(epsilon, delta, iterations)
+                       if epsilon < iterations else None}

@@ -1,0 +1,139 @@
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import torch
+from pydantic import ValidationError
+
+from graphpriv.data.graph import to_csr, undirected_pairs
+from graphpriv.errors import ConfigError
+from graphpriv.experiments.registry import make_config, method_spec
+from graphpriv.synthesis.deep_pagerank import (
+    DeepPageRank,
+    depth_for_sensitivity,
+    gradient_bound_m,
+    pair_loss,
+)
+from graphpriv.synthesis.generation import assemble_graph, score_counts
+from graphpriv.synthesis.privdpr import paper_noise_multiplier, train_embeddings
+from graphpriv.synthesis.walks import walk_pairs
+from graphpriv.testing.graphs import random_graph
+
+
+def test_m_and_depth_reproduce_the_papers_citeseer_example():
+    # Example 4.5: N = 3327, gamma = 0.85 -> M ~ 10,464; B = 128, S = 5, s = 5 -> L >= 7 (Eq. 12, T = 1)
+    assert gradient_bound_m(3327) == pytest.approx(10464, rel=1e-3)
+    assert depth_for_sensitivity(num_nodes=3327, batch_pairs=128, iterations=1, s=5, s_grad=5) == 7
+
+
+@pytest.mark.parametrize("n,b,t,s", [(2708, 512, 845, 8.0), (100, 32, 10, 2.0), (50, 1, 1, 1e6)])
+def test_depth_is_the_smallest_that_meets_eq_13(n, b, t, s):
+    depth = depth_for_sensitivity(num_nodes=n, batch_pairs=b, iterations=t, s=s, s_grad=5.0)
+    bound = b * gradient_bound_m(n)
+    assert bound * s ** -(depth + 1) <= 5.0 / t
+    assert depth == 0 or bound * s ** -depth > 5.0 / t
+
+
+def test_depth_errors():
+    with pytest.raises(ConfigError, match="'s' must be > 1"):
+        depth_for_sensitivity(num_nodes=100, batch_pairs=10, iterations=10, s=1.0, s_grad=5)
+    with pytest.raises(ConfigError, match="layers"):
+        depth_for_sensitivity(num_nodes=10**6, batch_pairs=512, iterations=10**6, s=1.1, s_grad=1e-3)
+
+
+def test_pair_gradient_never_exceeds_theorem_4_2():
+    gen = torch.Generator().manual_seed(0)
+    n, s = 40, 2.0
+    for depth in (0, 1, 3):
+        model = DeepPageRank(n, r=6, d=5, depth=depth, s=s, generator=gen)
+        with torch.no_grad():
+            model.V.mul_(20.0)  # large inputs: saturated and unsaturated units alike
+        bound = gradient_bound_m(n) * s ** -(depth + 1)
+        for trial in range(30):
+            i, j = torch.randint(0, n, (2, 1), generator=gen)
+            d_out = torch.randint(1, n, (1,), generator=gen).float()
+            d_in = torch.randint(1, n, (1,), generator=gen).float()
+            model.zero_grad()
+            pair_loss(model(i), model(j), d_out, d_in, num_nodes=n).sum().backward()
+            assert model.V.grad.norm() <= bound
+    # weight normalisation: every normalised W has spectral norm exactly 1/s
+    for w in model.weights:
+        assert float(torch.linalg.matrix_norm(model.normalised(w.detach()), ord=2)) == pytest.approx(1 / s, rel=1e-5)
+
+
+def test_walk_pairs_follow_edges_and_skip_isolated_starts():
+    adj = to_csr(np.array([[0, 1, 2], [1, 2, 3]]), 5)  # path 0-1-2-3 and isolated 4
+    rng = np.random.default_rng(0)
+    src, dst = walk_pairs(adj, np.array([0, 2, 4]), num_walks=3, walk_length=4, rng=rng)
+    assert src.size == 2 * 3 * 4 and 4 not in src
+    first_step = dst[:6]  # the first step of each live walk: a neighbour of its start
+    assert all(adj[a, b] for a, b in zip(src[:6], first_step))
+    assert set(dst.tolist()) <= {0, 1, 2, 3}
+
+
+def test_score_counts_rows_and_model_edge_count():
+    gen = torch.Generator().manual_seed(1)
+    V = torch.randn(30, 4, generator=gen)
+    counts, positive = score_counts(V, samples_per_node=7, generator=gen, chunk_rows=4)
+    assert np.all(np.asarray(counts.sum(axis=1)).ravel() == 7) and counts.diagonal().sum() == 0
+    dots = (V @ V.T).numpy()
+    assert positive == int((np.triu(dots, k=1) > 0).sum())
+    assert score_counts(V, samples_per_node=7, generator=gen, chunk_rows=30)[1] == positive
+
+
+def test_assemble_graph_meets_the_target_inside_the_support():
+    rng = np.random.default_rng(2)
+    dense = rng.integers(0, 3, (25, 25)) * (rng.random((25, 25)) < 0.3)
+    counts = sp.csr_matrix(dense)
+    support = sp.triu(counts.maximum(counts.T), k=1)
+    support.eliminate_zeros()
+    support = support.tocoo()
+    codes = set((support.row.astype(np.int64) * 25 + support.col).tolist())
+    for target in (3, 20, len(codes), len(codes) + 50):
+        pairs = assemble_graph(counts, target, rng=rng)
+        got = set((pairs[0] * 25 + pairs[1]).tolist())
+        assert len(got) == pairs.shape[1] == min(target, len(codes)) and got <= codes
+        assert np.all(pairs[0] < pairs[1])
+    every = assemble_graph(counts, 30, rng=rng)  # >= 25 nodes: stage 1 is not cut down
+    rows = np.flatnonzero(np.asarray(counts.maximum(counts.T).sum(axis=1)).ravel() > 0)
+    assert set(rows.tolist()) <= set(every.ravel().tolist())  # stage 1: each such node has an edge
+    with pytest.raises(ValueError, match="num_edges"):
+        assemble_graph(counts, 0, rng=rng)
+
+
+def test_accounting_modes():
+    adj = to_csr(undirected_pairs(random_graph(64, 0.1, seed=3).edge_index), 64)
+    kw = {"epochs": 1, "batch_nodes": 8, "r": 8, "d": 4, "seed": 0}
+    rigorous = train_embeddings(adj, epsilon=2.0, accounting="rigorous", **kw)
+    paper = train_embeddings(adj, epsilon=2.0, accounting="paper", **kw)
+    t = rigorous.iterations
+    assert rigorous.ledger.report().epsilon == pytest.approx(2.0, rel=1e-3)
+    assert rigorous.ledger.report().epsilon <= 2.0
+    assert paper.noise_multiplier == pytest.approx(math.sqrt(2 * math.log(1.25 * t / 1e-5)) / (2.0 / t))
+    assert paper.ledger.report().epsilon == pytest.approx(2.0) and paper.ledger.report().accountant == "basic"
+    assert paper.info["rdp_epsilon_of_this_noise"] < 2.0 and rigorous.noise_multiplier < paper.noise_multiplier
+    assert rigorous.noise_std == pytest.approx(2 * 5.0 / t * rigorous.noise_multiplier)
+    clean = train_embeddings(adj, epsilon=None, **kw)
+    assert clean.ledger is None and torch.equal(clean.V, train_embeddings(adj, epsilon=None, **kw).V)
+    assert not torch.equal(clean.V, rigorous.V)
+    with pytest.raises(ConfigError, match="eps < 1 per step"):
+        paper_noise_multiplier(10.0, 1e-5, 5)
+
+
+def test_privdpr_run_and_bad_input():
+    graph = random_graph(80, 0.08, seed=4)
+    fast = {"epochs": 1, "r": 8, "d": 4, "batch_nodes": 8, "samples_per_node": 5}
+    r = method_spec("privdpr").run(make_config("privdpr", {**fast, "edge_count": "input"}), graph, seed=0)
+    assert {"lp_auc", "err_tc", "err_cpl", "ks", "err_lcc"} <= set(r.metrics)
+    assert r.privacy.unit == "node" and r.privacy.epsilon <= 3.2
+    assert r.release.num_edges == r.info["target_edges"] == r.info["synthetic_edges"]
+    assert "treated as public" in " ".join(r.privacy.notes)
+    dpr = method_spec("dpr").run(make_config("dpr", {**fast, "edge_count": "public", "num_edges": 30}), graph, seed=0)
+    assert dpr.privacy is None and dpr.release.num_edges == 30
+    with pytest.raises(ConfigError, match="num_edges"):
+        make_config("privdpr", {"edge_count": "public"})
+    with pytest.raises(ConfigError, match="'s' must be > 1"):
+        make_config("privdpr", {"s": 1.0})
+    with pytest.raises((ConfigError, ValidationError)):
+        make_config("privdpr", {"epsilon": 0.0})
