@@ -26,10 +26,13 @@ def result_table(result: Result) -> Table:
             table.add_row(f"phase {phase.name}", f"eps {phase.epsilon:.4f}, {phase.steps} steps{nm}")
         table.add_row("privacy unit", p.unit)
         table.add_row("accounting", f"{p.accounting} ({p.accountant.upper()})")
-    for key in ("dependency_bound_M", "group_size", "empirical_max_lsn", "noise_std", "num_train_examples"):
+    for key in ("dependency_bound_M", "group_size", "empirical_max_lsn", "noise_std", "num_train_examples",
+                "depth", "gradient_bound", "gradient_norm_mean", "gradient_norm_max", "noise_norm",
+                "rdp_epsilon_of_this_noise", "target_edges", "edge_count_source"):
         if key in result.info:
             value = result.info[key]
-            table.add_row(key.replace("_", " "), f"{value:.4g}" if isinstance(value, float) else str(value))
+            if value is not None:
+                table.add_row(key.replace("_", " "), f"{value:.4g}" if isinstance(value, float) else str(value))
     for name, seconds in result.timings.items():
         table.add_row(f"time {name}", f"{seconds:.2f} s")
     return table
