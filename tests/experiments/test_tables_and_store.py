@@ -154,3 +154,13 @@ def test_rank_sweep_points_keep_each_lines_fixed_knob(tmp_path):
     text = plot_rank_sweeps(store, "g", tmp_path / "r.png", bases=("aa",))
     assert "| dplp-rank | 45.0 ± 5.0 (2) | - | 30.0 ± 0.0 (1) |" in text
     assert (tmp_path / "r.png").stat().st_size > 1000
+
+
+def test_raw_columns_show_diagnostics_unscaled():
+    spec = TableSpec("t", "t", ("g",), (Row("DPR", "cn"),), "test", raw_columns=("gradient_norm",))
+    results = [_result(method="cn", seed=s, auc=0.5) for s in (0, 1)]
+    for r, g in zip(results, (1e-14, 3e-14)):
+        r.metrics["gradient_norm"] = g
+        r.info["noise_multiplier"] = None  # a noise-free run: shown as '-'
+    text = to_markdown(spec, [(spec.rows[0], "g", results)], seeds=2, command="cmd")
+    assert "| 2.00e-14 |" in text and "| - |" in text

@@ -61,6 +61,7 @@ class TableSpec:
     source: str
     metric: str = "test_auc"
     columns: tuple[str, ...] = ()  # further metrics shown as mean ± std (x 100)
+    raw_columns: tuple[str, ...] = ()  # diagnostics shown as they are, mean in scientific notation
 
 
 def _paper(*values: float) -> dict:
@@ -196,7 +197,8 @@ TABLES = {
          Row("PrivDPR, eps = 3.2, paper accounting", "privdpr", {**_PRIVDPR_EDGES, "epsilon": 3.2, "accounting": "paper"},
              paper=dict(zip(PRIVDPR_DATASETS, _PRIVDPR_PAPER[3.2])))),
         "papers/003 (Zhang et al., PrivDPR), Tables 4-6 (LP AUC at eps 0.1 and 3.2 quoted in specs/privdpr.md)",
-        metric="lp_auc", columns=("nc_f1", "err_tc", "err_rede", "err_cpl", "ks")),
+        metric="lp_auc", columns=("nc_f1", "err_tc", "err_rede", "err_cpl", "ks"),
+        raw_columns=("gradient_norm", "signal_to_noise")),
     "ppgsl-baselines": TableSpec(
         "ppgsl-baselines", "Graph-publishing baselines on Cora: GAE+sim attack AUC (%) on the sensitive links, "
         "heuristic attacks, LP AUC (GAE) and NC micro-F1 (GCN)", ("cora",), _PUBLISH_BASELINES,
@@ -276,20 +278,23 @@ def to_markdown(spec: TableSpec, cells, *, seeds: int, command: str) -> str:
     lines = [title, "", f"Command: `{command}` (up to {seeds} seeds: 0..{seeds - 1}, the "
              "count per cell is in the n column; "
              f"{platform.machine()}, Python {platform.python_version()}). Paper: {spec.source}.", "",
-             "| method | dataset | ours (mean ± std) | n | paper |" + "".join(f" {c} |" for c in spec.columns)
+             "| method | dataset | ours (mean ± std) | n | paper |"
+             + "".join(f" {c} |" for c in (*spec.columns, *spec.raw_columns))
              + " epsilon spent (delta) | accounting | noise multiplier | time / run (s) |",
-             "|---|---|---|---|---|" + "---|" * len(spec.columns) + "---|---|---|---|"]
+             "|---|---|---|---|---|" + "---|" * (len(spec.columns) + len(spec.raw_columns)) + "---|---|---|---|"]
     for row, dataset, results in cells:
         values = [100 * r.metrics[spec.metric] for r in results]
         std = statistics.stdev(values) if len(values) > 1 else 0.0
         p = results[0].privacy
         eps = f"{max(r.privacy.epsilon for r in results):.3f} ({p.delta:g})" if p else "non-private"
-        noise = f"{results[0].info['noise_multiplier']:.3g}" if "noise_multiplier" in results[0].info else "-"
+        noise = f"{results[0].info['noise_multiplier']:.3g}" if results[0].info.get("noise_multiplier") else "-"
         wall = statistics.mean(r.timings["total"] for r in results)
         paper = f"{row.paper[dataset]:.2f}" if dataset in row.paper else "-"
         accounting = f"{p.accounting} ({p.accountant})" if p else "-"
         extra = "".join(f" {_mean_std([100 * r.metrics[c] for r in results])} |"
                         if all(c in r.metrics for r in results) else " - |" for c in spec.columns)
+        extra += "".join(f" {statistics.mean(r.metrics[c] for r in results):.2e} |"
+                         if all(c in r.metrics for r in results) else " - |" for c in spec.raw_columns)
         lines.append(f"| {row.label} | {dataset} | {statistics.mean(values):.2f} ± {std:.2f} | {len(values)} | {paper} |{extra} {eps} | "
                      f"{accounting} | {noise} | {wall:.1f} |")
     return "\n".join(lines) + "\n"

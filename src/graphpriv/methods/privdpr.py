@@ -85,7 +85,9 @@ def run(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "privdpr"
     Returns:
         :class:`Result` with metrics ``lp_auc``, ``nc_f1`` (labelled graphs), the structural errors
         ``err_tc``, ``err_wc``, ``err_cc``, ``err_rede``, ``err_cpl``, ``err_diameter``,
-        ``err_lcc`` and ``ks``; the privacy report (None for ``dpr``); the synthetic graph as the
+        ``err_lcc`` and ``ks``; the diagnostics ``gradient_norm`` (mean norm of a step's true summed
+        V-gradient) and ``signal_to_noise`` (that over the noise's expected norm, private runs); the
+        privacy report (None for ``dpr``); the synthetic graph as the
         release (``graphpriv run privdpr ... --out FILE`` writes it).
 
     Raises:
@@ -119,10 +121,13 @@ def run(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "privdpr"
             "noise_multiplier": trained.noise_multiplier, "noise_std": trained.noise_std,
             "edge_count_source": config.edge_count, "target_edges": int(target), "model_edges": int(model_edges),
             "synthetic_edges": int(release.num_edges), **trained.info}
-    metrics: dict[str, float] = {}
+    # diagnostics of the mechanism: the true summed V-gradient per step against the noise's norm
+    metrics: dict[str, float] = {"gradient_norm": float(trained.info["gradient_norm_mean"])}
+    if trained.info.get("noise_norm"):
+        metrics["signal_to_noise"] = metrics["gradient_norm"] / float(trained.info["noise_norm"])
     if config.evaluate:
         with timer.phase("evaluation"):
-            metrics = _evaluate(adj, release, split, data, seed)
+            metrics.update(_evaluate(adj, release, split, data, seed))
     privacy = None
     if trained.ledger is not None:
         if config.accounting == "paper":
