@@ -69,6 +69,8 @@ def test_run_table_reuses_stored_runs(tmp_path, monkeypatch):
     assert calls == [0, 1, 2]
     text = to_markdown(spec, cells, seeds=2, command="cmd")
     assert "| CN | g | 55.00 ± 7.07 | 2 | 60.00 |" in text
+    stored = run_table(spec, seeds=5, store=tmp_path / "s.sqlite", run=False)  # seeds 3, 4 missing: not run
+    assert calls == [0, 1, 2] and [r.seed for r in stored[0][2]] == [0, 1, 2]
 
 
 class _SerialPool:

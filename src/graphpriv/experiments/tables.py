@@ -247,8 +247,12 @@ def _run_cell(args: tuple[str, str, int, dict, str]) -> Result:
     return run_method(method, dataset, seed=seed, overrides=overrides, store=store)
 
 
-def run_table(spec: TableSpec, *, seeds: int, store: Path, workers: int = 1) -> list[tuple[Row, str, list[Result]]]:
-    """Run (or reuse from the store) every cell; returns (row, dataset, results) per cell."""
+def run_table(spec: TableSpec, *, seeds: int, store: Path, workers: int = 1,
+              run: bool = True) -> list[tuple[Row, str, list[Result]]]:
+    """Run (or reuse from the store) every cell; returns (row, dataset, results) per cell.
+
+    With ``run=False`` nothing runs: each cell holds the stored seeds only (cells without any are
+    left out), for rendering a table whose slow cells have fewer seeds so far."""
     results_store = ResultStore(store)
     todo, cells = [], {}
     for dataset in spec.datasets:  # dataset by dataset: the small graphs' cells finish first
@@ -261,6 +265,9 @@ def run_table(spec: TableSpec, *, seeds: int, store: Path, workers: int = 1) -> 
                 if found is None:
                     todo.append(((row.label, dataset, seed), (row.method, dataset, seed, overrides, str(store))))
     print(f"{spec.name}: {len(todo)} runs to do, {sum(len(v) for v in cells.values()) - len(todo)} reused", flush=True)
+    if not run:
+        kept = {key: [r for r in found if r is not None] for key, found in cells.items()}
+        return [(row, d, kept[(row.label, d)]) for row in spec.rows for d in spec.datasets if kept.get((row.label, d))]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for (key, _), result in zip(todo, pool.map(_run_cell, [args for _, args in todo])):
             cells[key[:2]][key[2]] = result
@@ -308,6 +315,7 @@ def main() -> None:
     parser.add_argument("--store", type=Path, default=DEFAULT_STORE)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--datasets", nargs="+", default=None, help="a subset of the table's datasets")
+    parser.add_argument("--from-store", action="store_true", help="run nothing: render the stored seeds of each cell")
     args = parser.parse_args()
     spec = TABLES[args.table]
     command = f"python -m graphpriv.experiments.tables {args.table} --seeds {args.seeds}"
@@ -317,7 +325,9 @@ def main() -> None:
             parser.error(f"{unknown} not in {args.table}'s datasets {list(spec.datasets)}")
         spec = replace(spec, datasets=tuple(d for d in spec.datasets if d in args.datasets))
         command += " --datasets " + " ".join(spec.datasets)
-    cells = run_table(spec, seeds=args.seeds, store=args.store, workers=args.workers)
+    cells = run_table(spec, seeds=args.seeds, store=args.store, workers=args.workers, run=not args.from_store)
+    if args.from_store:
+        command += " --from-store"
     text = to_markdown(spec, cells, seeds=args.seeds, command=command)
     out = args.out or Path("docs") / "reproduction" / f"{args.table}.md"
     out.parent.mkdir(parents=True, exist_ok=True)
