@@ -61,6 +61,7 @@ class PrivDPRConfig(MethodConfig):
     d: int = Field(64, ge=1, description="hidden width of f")
     s: float = Field(8.0, description="weight normalisation W / (s ||W||_2), s > 1")
     lr: float = Field(1e-3, gt=0)
+    adam_eps: float = Field(1e-8, gt=0, description="Adam's epsilon (V's true gradients are ~1e-14)")
     gamma: float = Field(0.85, gt=0, lt=1, description="PageRank damping")
     samples_per_node: int = Field(50, ge=1, description="softmax draws per node for the score counts")
     temperature: float = Field(0.5, gt=0)
@@ -104,6 +105,7 @@ def run(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "privdpr"
             adj, epsilon=config.epsilon if private else None, delta=config.delta, accounting=config.accounting,
             s_grad=config.s_grad, epochs=config.epochs, batch_nodes=config.batch_nodes, num_walks=config.num_walks,
             walk_length=config.walk_length, r=config.r, d=config.d, s=config.s, lr=config.lr, gamma=config.gamma,
+            adam_eps=config.adam_eps,
             seed=seed, progress=progress)
     notes: list[str] = []
     with timer.phase("generation"):

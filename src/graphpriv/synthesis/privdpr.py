@@ -75,7 +75,8 @@ class PrivDPRTraining:
 def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float = 1e-5,
                      accounting: str = "rigorous", s_grad: float = 5.0, epochs: int = 5, batch_nodes: int = 16,
                      num_walks: int = 2, walk_length: int = 16, r: int = 128, d: int = 64, s: float = 8.0,
-                     lr: float = 1e-3, gamma: float = 0.85, seed: int = 0, progress=None) -> PrivDPRTraining:
+                     lr: float = 1e-3, gamma: float = 0.85, adam_eps: float = 1e-8, seed: int = 0,
+                     progress=None) -> PrivDPRTraining:
     """Algorithm 2, lines 1-12: train V (and the unreleased W) on ``adj``.
 
     Args:
@@ -84,7 +85,8 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
         delta: in (0, 1). accounting: ``rigorous`` or ``paper`` (module docstring).
         s_grad: preset sensitivity S_grad. epochs, batch_nodes: T = epochs floor(N / b).
         num_walks, walk_length: R_wn, R_wl (B = b R_wn R_wl pairs at most per step).
-        r, d, s, lr, gamma: model and optimiser (Adam for V and for W).
+        r, d, s, lr, gamma: model and optimiser (Adam for V and for W). adam_eps: Adam's epsilon
+            (PyTorch's 1e-8; V's gradients are about 1e-14, so this decides whether V moves at all).
 
     Returns:
         :class:`PrivDPRTraining` (V ``[N, r]`` float32).
@@ -111,8 +113,8 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
 
     gen = torch.Generator().manual_seed(seed)
     model = DeepPageRank(n, r=r, d=d, depth=depth, s=s, generator=gen)
-    opt_w = torch.optim.Adam(model.weights.parameters(), lr=lr)
-    opt_v = torch.optim.Adam([model.V], lr=lr)
+    opt_w = torch.optim.Adam(model.weights.parameters(), lr=lr, eps=adam_eps)
+    opt_v = torch.optim.Adam([model.V], lr=lr, eps=adam_eps)
     out_degree = torch.from_numpy(np.diff(adj.indptr).astype(np.float32))
     in_degree = torch.from_numpy(np.asarray(adj.sum(axis=0)).ravel().astype(np.float32))
     csr = sp.csr_matrix(adj)
