@@ -137,3 +137,18 @@ def test_privdpr_run_and_bad_input():
         make_config("privdpr", {"s": 1.0})
     with pytest.raises((ConfigError, ValidationError)):
         make_config("privdpr", {"epsilon": 0.0})
+
+
+def test_score_counts_follow_the_softmax_of_v_vt():
+    from scipy import stats
+
+    gen = torch.Generator().manual_seed(5)
+    V = torch.randn(6, 3, generator=gen)
+    counts, _ = score_counts(V, samples_per_node=20000, temperature=0.5, generator=gen, chunk_rows=4)
+    logits = (V @ V.T / 0.5).double()
+    logits.fill_diagonal_(-torch.inf)
+    probs = torch.softmax(logits, dim=1).numpy()
+    dense = counts.toarray()
+    for i in range(6):
+        keep = np.arange(6) != i
+        assert stats.chisquare(dense[i, keep], 20000 * probs[i, keep]).pvalue > 1e-3

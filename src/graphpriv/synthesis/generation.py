@@ -64,8 +64,9 @@ def score_counts(V: Tensor, *, samples_per_node: int = 50, temperature: float = 
             positive += int(((logits > 0) & upper).sum())
             logits.div_(temperature)
             logits[idx - lo, idx] = -torch.inf
-            probs = torch.softmax(logits, dim=1)
-            draws = torch.multinomial(probs, samples_per_node, replacement=True, generator=generator)
+            # unnormalised softmax weights, in place (multinomial normalises): 2-4x cheaper than softmax
+            weights = logits.sub_(logits.amax(dim=1, keepdim=True)).exp_()
+            draws = torch.multinomial(weights, samples_per_node, replacement=True, generator=generator)
             rows.append(idx.repeat_interleave(samples_per_node).numpy())
             cols.append(draws.reshape(-1).numpy())
     r, c = np.concatenate(rows), np.concatenate(cols)
