@@ -117,3 +117,18 @@ def test_attack_and_out_errors(tmp_path):
     assert res.exit_code == 2 and "unknown attack" in " ".join(res.output.split())
     res = runner.invoke(app, ["run", "cn", "-d", str(source), "--no-store", "--out", str(tmp_path / "x.txt")])
     assert res.exit_code == 2 and "does not publish a graph" in " ".join(res.output.split())
+
+
+def test_privdpr_writes_its_synthetic_graph(tmp_path):
+    from graphpriv.data.files import read_released_graph
+
+    data = random_graph(90, 0.08, seed=6)
+    source = tmp_path / "g.txt"
+    np.savetxt(source, data.edge_index.numpy().T, fmt="%d")
+    out = tmp_path / "syn.txt"
+    res = runner.invoke(app, ["run", "privdpr", "-d", str(source), "--epsilon", "2", "--no-store",
+                              "--set", "epochs=1", "--set", "r=8", "--set", "d=4", "--set", "edge_count=public",
+                              "--set", "num_edges=40", "--set", "evaluate=false", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert read_released_graph(out, 90).shape == (2, 40)
+    assert "node-level" in res.output and "2.0000" in res.output
