@@ -69,3 +69,22 @@ def test_bad_input():
 def test_embedding_base_scores_are_probabilities(graph):
     r = _run("rank-nonprivate", graph, base="gcn", embedding_dim=8)
     assert 0 <= r.metrics["auc"] <= 1 and np.isfinite(r.metrics["auc_at_k"])
+
+
+def test_a_collapsed_transform_ranks_uniformly_at_random(graph, monkeypatch):
+    """Training can flatten f (range 0, noise scale 0): the lists must then be uniform draws, as the
+    exponential mechanism with a constant utility is, and must not leak the candidates' order."""
+    import torch
+
+    import graphpriv.methods.dplp_rank as dplp_rank
+
+    class Flat(torch.nn.Module):
+        def forward(self, s):
+            return torch.zeros_like(s, dtype=torch.float64)
+
+    monkeypatch.setattr(dplp_rank, "_transform", lambda *args, **kw: (Flat(), {}))
+    flat = _run("dplp-rank", graph, base="cn", **FAST)
+    assert flat.info["noise_scale"] == 0.0
+    clean = _run("rank-nonprivate", graph, base="cn")
+    assert flat.metrics["auc"] == pytest.approx(0.5, abs=0.05)  # random order over the whole list
+    assert flat.metrics["auc_at_k"] < clean.metrics["auc_at_k"] - 0.2

@@ -216,8 +216,19 @@ def test_metrics_known_values():
     assert ranking_auc(np.array([1, 0, 1, 0]), np.array([0.9, 0.8, 0.3, 0.1])) == pytest.approx(0.75)
     with pytest.raises(ValueError):
         auc_at_k(np.array([2, 0]), 1)
-    order = rank_within_queries(np.array([0, 3, 5]), np.array([0.1, 0.9, 0.5, 0.2, 0.3]))
+    order = rank_within_queries(np.array([0, 3, 5]), np.array([0.1, 0.9, 0.5, 0.2, 0.3]), np.random.default_rng(0))
     assert order.tolist() == [1, 2, 0, 4, 3]
+
+
+def test_ties_are_broken_uniformly_at_random():
+    # a constant utility (collapsed transform, noise scale 0): every order of a query is equally likely
+    rng = np.random.default_rng(0)
+    firsts = [rank_within_queries(np.array([0, 4]), np.zeros(4), rng)[0] for _ in range(4000)]
+    assert stats.chisquare(np.bincount(firsts, minlength=4)).pvalue > 1e-3
+    data = random_graph(80, 0.12, seed=2)
+    split = ranking_split(data, seed=0)
+    labels = split.test_labels[split.test_ptr[0]:split.test_ptr[1]]
+    assert not np.all(np.diff(labels) <= 0)  # not stored positives first
 
 
 def test_protocol_invariants():

@@ -221,7 +221,7 @@ def run(config: RankConfig, data: Data, *, seed: int, method: str = "dplp-rank",
             noisy = s
         else:
             raise ConfigError(f"unknown ranking method {method!r}")
-        order = rank_within_queries(split.test_ptr, noisy)
+        order = rank_within_queries(split.test_ptr, noisy, rng)
         ranked_labels = split.test_labels[order]
         ranked_scores = noisy[order]
         at_k, prec, auc = [], [], []

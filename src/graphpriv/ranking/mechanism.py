@@ -59,8 +59,13 @@ def staircase_noise(size: int, *, epsilon: float, sensitivity: np.ndarray | floa
     return sign * x * d
 
 
-def rank_within_queries(ptr: np.ndarray, scores: np.ndarray) -> np.ndarray:
+def rank_within_queries(ptr: np.ndarray, scores: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Per query (segment ``ptr[i]:ptr[i+1]``), the positions of its entries sorted by decreasing
-    score (ties by position); returns one permutation ``[T]`` of the entries, query by query."""
+    score, ties broken uniformly at random; returns one permutation ``[T]``, query by query.
+
+    Random tie-breaking is part of the mechanism: with a constant utility (a transform whose
+    range training collapsed to 0 gives noise scale 0) the exponential mechanism samples
+    uniformly, and a deterministic order would instead release the candidates' storage order.
+    """
     seg = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
-    return np.lexsort((np.arange(scores.size), -scores, seg))
+    return np.lexsort((rng.random(scores.size), -scores, seg))

@@ -47,7 +47,7 @@ class RankingSplit:
             the training graph without its protected edges.
         protected: ``[2, P]`` protected edges of G (u < v). queries: ``[Q]`` query nodes.
         test_ptr: ``[Q + 1]`` offsets into the test arrays (query i owns ``test_ptr[i]:test_ptr[i+1]``).
-        test_nodes: ``[T]`` candidates. test_labels: ``[T]`` 1 for a held-out neighbour.
+        test_nodes: ``[T]`` candidates, in random order within each query. test_labels: ``[T]`` 1 for a held-out neighbour.
         test_protected: ``[T]`` True when (q, candidate) is a protected edge.
     """
 
@@ -125,8 +125,10 @@ def ranking_split(data: Data, *, sigma_prot: float = 0.3, query_fraction: float 
         if pos.size == 0 or neg.size == 0:
             continue
         queries.append(q)
-        nodes += [np.sort(pos), np.sort(neg)]
-        labels += [np.ones(pos.size, np.int64), np.zeros(neg.size, np.int64)]
+        # candidates in random order: no positives-first storage order for anything to pick up
+        order = rng.permutation(pos.size + neg.size)
+        nodes.append(np.concatenate([pos, neg])[order])
+        labels.append(np.r_[np.ones(pos.size, np.int64), np.zeros(neg.size, np.int64)][order])
         ptr.append(ptr[-1] + pos.size + neg.size)
         removed.append(np.stack([np.minimum(q, pos), np.maximum(q, pos)]))
     if not queries:
