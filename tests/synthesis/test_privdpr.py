@@ -124,8 +124,10 @@ def test_accounting_modes():
 def test_privdpr_run_and_bad_input():
     graph = random_graph(80, 0.08, seed=4)
     fast = {"epochs": 1, "r": 8, "d": 4, "batch_nodes": 8, "samples_per_node": 5}
-    r = method_spec("privdpr").run(make_config("privdpr", {**fast, "edge_count": "input"}), graph, seed=0)
-    assert {"lp_auc", "err_tc", "err_cpl", "ks", "err_lcc"} <= set(r.metrics)
+    r = method_spec("privdpr").run(make_config("privdpr", {**fast, "edge_count": "input", "attacks": "cn,ra"}),
+                                   graph, seed=0)
+    assert {"lp_auc", "err_tc", "err_cpl", "ks", "err_lcc", "attack_auc_cn", "attack_auc_ra"} <= set(r.metrics)
+    assert 0 <= r.metrics["attack_auc_cn"] <= 1
     assert r.privacy.unit == "node" and r.privacy.epsilon <= 3.2
     assert r.release.num_edges == r.info["target_edges"] == r.info["synthetic_edges"]
     assert "treated as public" in " ".join(r.privacy.notes)
@@ -133,6 +135,8 @@ def test_privdpr_run_and_bad_input():
     assert dpr.privacy is None and dpr.release.num_edges == 30
     with pytest.raises(ConfigError, match="num_edges"):
         make_config("privdpr", {"edge_count": "public"})
+    with pytest.raises(ConfigError, match="unknown attack"):
+        make_config("privdpr", {"attacks": "cn,bogus"})
     with pytest.raises(ConfigError, match="'s' must be > 1"):
         make_config("privdpr", {"s": 1.0})
     with pytest.raises((ConfigError, ValidationError)):

@@ -33,6 +33,7 @@ from sklearn.model_selection import train_test_split
 from torch_geometric.data import Data
 
 from graphpriv.attacks.graph import PublishedGraph
+from graphpriv.attacks.suite import attack_auc, make_attack, resolve_attacks
 from graphpriv.data.graph import to_csr
 from graphpriv.data.splits import link_split
 from graphpriv.errors import ConfigError
@@ -69,11 +70,14 @@ class PrivDPRConfig(MethodConfig):
     num_edges: int | None = Field(None, ge=1, description="the public edge count (edge_count = public)")
     test_ratio: float = Field(0.2, gt=0, lt=1, description="real edges held out for link prediction")
     evaluate: bool = Field(True, description="structural errors, LP AUC and (labels) NC micro-F1")
+    attacks: str = Field("none", description="link-inference attacks on the synthetic graph: 'none', 'all' or ids")
 
     @model_validator(mode="after")
     def _check(self) -> PrivDPRConfig:
         if self.s <= 1:
             raise ConfigError(f"'s' must be > 1 (got {self.s}): W / (s ||W||_2) must shrink the gradient")
+        if self.attacks.strip() != "none":
+            resolve_attacks(self.attacks)  # raises ConfigError with the known ids
         if self.edge_count == "public" and self.num_edges is None:
             raise ConfigError("edge_count = 'public' needs num_edges (a public number, not read from the graph)")
         return self
@@ -86,7 +90,8 @@ def run(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "privdpr"
     Returns:
         :class:`Result` with metrics ``lp_auc``, ``nc_f1`` (labelled graphs), the structural errors
         ``err_tc``, ``err_wc``, ``err_cc``, ``err_rede``, ``err_cpl``, ``err_diameter``,
-        ``err_lcc`` and ``ks``; the diagnostics ``gradient_norm`` (mean norm of a step's true summed
+        ``err_lcc`` and ``ks``; with ``attacks``, ``attack_auc_<id>`` for each attack (training edges
+        against non-edges, inferred from the synthetic graph); the diagnostics ``gradient_norm`` (mean norm of a step's true summed
         V-gradient) and ``signal_to_noise`` (that over the noise's expected norm, private runs); the
         privacy report (None for ``dpr``); the synthetic graph as the
         release (``graphpriv run privdpr ... --out FILE`` writes it).
@@ -130,6 +135,9 @@ def run(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "privdpr"
     if config.evaluate:
         with timer.phase("evaluation"):
             metrics.update(_evaluate(adj, release, split, data, seed))
+    if config.attacks.strip() != "none" and release.num_edges:
+        with timer.phase("attacks"):
+            metrics.update(_attack(config.attacks, release, split, seed))
     privacy = None
     if trained.ledger is not None:
         if config.accounting == "paper":
@@ -144,6 +152,16 @@ def run(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "privdpr"
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics=metrics, privacy=privacy,
                   timings=timer.finish(), info=info).with_release(release)
+
+
+def _attack(attacks: str, release: PublishedGraph, split, seed: int) -> dict[str, float]:
+    """Link inference from the synthetic graph: real edges the generator trained on (as many as
+    there are held-out edges, drawn at random) against the LP split's non-edges; 0.5 = guessing."""
+    rng = np.random.default_rng([seed, 181])
+    train = split.train_edge_index
+    positives = train[:, rng.choice(train.shape[1], min(train.shape[1], split.test_neg.shape[1]), replace=False)]
+    return {f"attack_auc_{name}": attack_auc(make_attack(name, seed=seed), release, positives, split.test_neg)[0]
+            for name in resolve_attacks(attacks)}
 
 
 def _evaluate(adj, release: PublishedGraph, split, data: Data, seed: int) -> dict[str, float]:
