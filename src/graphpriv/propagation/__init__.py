@@ -1,0 +1,1 @@
+"""Graph propagation: approximate personalized PageRank (DPAR)."""
