@@ -1,0 +1,109 @@
+"""DP-APPR: DPAR's differentially private rows of the APPR matrix, and the column clip.
+
+Source: Zhang et al., "Towards differentially private graph neural networks via personalized
+PageRank" (DPAR, WWW 2024), Sec. 4.1 (DP-APPR with the exponential mechanism, options I and II,
+and with the Gaussian mechanism) and Sec. 4.2 (column clipping of Pi); specs/dpar.md steps 3-4.
+
+Every function works on a dense ``[M, N]`` block of APPR rows (M seeds, N nodes) and returns a
+sparse ``[M, N]`` CSR matrix with at most K entries per row. Neighbouring relation: node-level
+(one node, its features and all its edges change), which can change every entry of every row;
+the per-row guarantees below hold for any such change because the clipped entries lie in
+[0, C2] (EM) or the clipped row in the L2 ball of radius C1 (GM).
+
+- EM0 (option I): entries clipped to C2; Gumbel noise of scale 2 C2 / eps_row added to all N
+  entries and the top K kept (K rounds of the exponential mechanism with eps_row each, Durfee &
+  Rogers 2019); each kept entry is 1 / K.
+- EM1 (option II): EM0's selection, then each kept entry is its clipped value plus
+  Laplace(K C2 / eps_values) (the K values have L1 sensitivity K C2).
+- GM: the row clipped to L2 norm C1; N(0, sigma^2) added to all N entries (sigma = noise
+  multiplier x L2 sensitivity: 2 C1 for replace-one, C1 for add/remove neighbours); the top K noisy
+  entries kept with their noisy values.
+
+The accounting of these releases is :mod:`graphpriv.privacy` 's (not this module's).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["column_clip", "dp_appr_em", "dp_appr_gaussian"]
+
+
+def _top_k_rows(values: np.ndarray, keep: np.ndarray, k: int) -> sp.csr_matrix:
+    """CSR ``[M, N]`` holding ``values`` at each row's ``k`` largest ``keep`` entries."""
+    m, n = keep.shape
+    idx = np.argpartition(-keep, k - 1, axis=1)[:, :k]
+    rows = np.repeat(np.arange(m), k)
+    out = sp.csr_matrix((np.take_along_axis(values, idx, axis=1).ravel(), (rows, idx.ravel())), shape=(m, n))
+    out.sort_indices()
+    return out
+
+
+def _check(p: np.ndarray, k: int) -> np.ndarray:
+    p = np.atleast_2d(np.asarray(p, dtype=np.float64))
+    if not 1 <= k <= p.shape[1]:
+        raise ValueError(f"'k' must be in [1, {p.shape[1]}] (got {k})")
+    return p
+
+
+def dp_appr_em(p: np.ndarray, *, k: int, epsilon_row: float, c2: float, rng: np.random.Generator,
+               values: str = "uniform", epsilon_values: float | None = None) -> sp.csr_matrix:
+    """EM0 (``values="uniform"``) or EM1 (``values="laplace"``) rows.
+
+    Args:
+        p: ``[M, N]`` APPR rows (>= 0). k: K entries kept per row. epsilon_row: eps of each of the
+            K exponential-mechanism rounds (> 0). c2: entry clip C2 (> 0). rng: numpy generator.
+        values: ``uniform`` (1 / K) or ``laplace`` (clipped value + Laplace(K C2 / epsilon_values)).
+        epsilon_values: EM1's budget for the K values (> 0).
+
+    Returns:
+        ``[M, N]`` CSR with exactly K stored entries per row.
+
+    Raises:
+        ValueError: bad k, epsilon, c2 or values; EM1 without epsilon_values.
+    """
+    p = _check(p, k)
+    if not (epsilon_row > 0 and c2 > 0):
+        raise ValueError(f"need epsilon_row > 0 and c2 > 0 (got {epsilon_row}, {c2})")
+    clipped = np.minimum(np.maximum(p, 0.0), c2)
+    noisy = clipped + (2.0 * c2 / epsilon_row) * rng.gumbel(size=clipped.shape)
+    if values == "uniform":
+        return _top_k_rows(np.full(clipped.shape, 1.0 / k), noisy, k)
+    if values == "laplace":
+        if epsilon_values is None or not epsilon_values > 0:
+            raise ValueError("EM1 (values='laplace') needs epsilon_values > 0")
+        chosen = _top_k_rows(clipped, noisy, k)
+        chosen.data = chosen.data + rng.laplace(scale=k * c2 / epsilon_values, size=chosen.data.size)
+        return chosen
+    raise ValueError(f"values must be 'uniform' or 'laplace' (got {values!r})")
+
+
+def dp_appr_gaussian(p: np.ndarray, *, k: int, noise_std: float, c1: float,
+                     rng: np.random.Generator) -> sp.csr_matrix:
+    """GM rows: L2 clip to ``c1``, N(0, noise_std^2) on all N entries, top K noisy entries kept.
+
+    Raises:
+        ValueError: bad k, noise_std < 0 or c1 <= 0.
+    """
+    p = _check(p, k)
+    if noise_std < 0 or not c1 > 0:
+        raise ValueError(f"need noise_std >= 0 and c1 > 0 (got {noise_std}, {c1})")
+    norms = np.linalg.norm(p, axis=1, keepdims=True)
+    clipped = p / np.maximum(1.0, norms / c1)
+    noisy = clipped + noise_std * rng.standard_normal(clipped.shape)
+    return _top_k_rows(noisy, noisy, k)
+
+
+def column_clip(pi: sp.spmatrix, r: float = 1.0) -> sp.csr_matrix:
+    """Pi[:, j] <- Pi[:, j] / max(1, ||Pi[:, j]||_1 / r): every column's l1 norm ends <= r, so one
+    node's features reach the loss with total weight at most r (DPAR Sec. 4.2).
+
+    Raises:
+        ValueError: r <= 0.
+    """
+    if not r > 0:
+        raise ValueError(f"'r' must be > 0 (got {r})")
+    pi = sp.csr_matrix(pi, dtype=np.float64)
+    col = np.asarray(abs(pi).sum(axis=0)).ravel()
+    return (pi @ sp.diags(1.0 / np.maximum(1.0, col / r))).tocsr()
