@@ -2,7 +2,11 @@ import math
 
 import pytest
 
-from graphpriv.privacy.analysis.top_k import amplified_by_subsampling, compose_approx_dp, one_shot_top_k_epsilon
+from graphpriv.privacy.analysis.top_k import (
+    amplified_by_subsampling,
+    compose_approx_dp,
+    one_shot_top_k_epsilon,
+)
 
 
 def test_one_shot_top_k_bound_known_values():
