@@ -73,7 +73,7 @@ _PUBLISH = {"attacks": "cn,aa,ra,gae-sim"}
 #: Issue 5's datasets; PPGSL's alpha grid spans 1e-6..1e-3 because the useful alpha shrinks with
 #: the graph (L_priv is a mean over E_s, L_util a sum over entries; docs/ppgsl.md).
 PPGSL_DATASETS = ("cora", "citeseer", "polblogs", "lastfm_asia", "pubmed", "deezer_europe")
-PPGSL_ALPHAS = (0.0, 1e-6, 1e-5, 1e-4, 1e-3)
+PPGSL_ALPHAS = (0.0, 1e-6, 1e-5, 2e-5, 5e-5, 1e-4, 1e-3)  # 2e-5, 5e-5: between strong and weak
 #: DPLP-rank paper Table 1 (AUC@K x 100, sigma_prot 0.3, eps_p 0.1, K 30), columns non-private,
 #: DPLP, DPLP-Lin, staircase, Laplace, exponential; datasets facebook, usair, yeast, pb.
 RANK_DATASETS = ("facebook", "usair", "yeast", "pb")
