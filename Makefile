@@ -41,6 +41,13 @@ reproduce: setup
 	$(BIN)/python -m graphpriv.experiments.tables ppgsl-attacks --seeds 5 --workers 2 --store runs/ppgsl.sqlite
 	$(BIN)/python -m graphpriv.experiments.tables ppgsl-ablations --seeds 5 --workers 2 --store runs/ppgsl.sqlite
 	$(BIN)/python -m graphpriv.experiments.tables dplp-rank-table1 --seeds 5 --workers 2 --store runs/rank.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables dplp-rank-sweeps --seeds 5 --workers 2 --store runs/rank.sqlite
+	$(BIN)/python -m graphpriv.experiments.plots --store runs/rank.sqlite --methods dplp-rank --datasets yeast \
+	  --rank-sweeps docs/reproduction/dplp-rank-sweeps-plot.md --out docs/dplp_rank_sweeps.png
+	$(BIN)/python -m graphpriv.experiments.tables privdpr-lp --seeds 5 --workers 2 --store runs/privdpr.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables privdpr-s --seeds 5 --workers 2 --store runs/privdpr.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables privdpr-d --seeds 5 --workers 2 --store runs/privdpr.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables privdpr-attacks --seeds 5 --workers 2 --store runs/privdpr.sqlite
 	$(BIN)/python -m graphpriv.experiments.plots --store runs/ppgsl.sqlite --methods ppgsl random-perturb dice \
 	  edgerand lapgraph --datasets cora citeseer polblogs lastfm_asia pubmed deezer_europe --tradeoff \
 	  --out docs/ppgsl_tradeoff.png
@@ -55,6 +62,7 @@ bench: setup
 	$(BIN)/python benchmarks/bench_publishing.py --dataset deezer_europe --epsilon 1 4 8
 	$(BIN)/python benchmarks/bench_ppgsl_scale.py --sizes 10000 50000 100000 --steps 500
 	$(BIN)/python benchmarks/bench_dplp_rank.py --dataset facebook --base aa
+	$(BIN)/python benchmarks/bench_privdpr_scale.py --nodes 410236 --edges 3356824 --batch-nodes 1024
 
 clean:
 	rm -rf $(VENV) .numba-cache .pytest_cache runs
