@@ -161,6 +161,10 @@ def plot_rank_sweeps(store: ResultStore, dataset: str, out: Path, bases: tuple[s
                 if not points:
                     continue
                 table[method] = points
+                if method == "rank-nonprivate" and knob == "epsilon_p":  # no epsilon: a level line
+                    level = 100 * np.mean([v for vals in points.values() for v in vals])
+                    ax.axhline(level, color="C0", ls="--", lw=1, label=method)
+                    continue
                 x = np.array(list(points))
                 mean = np.array([np.mean(v) for v in points.values()]) * 100
                 std = np.array([np.std(v) for v in points.values()]) * 100
