@@ -58,7 +58,7 @@ def test_run_table_reuses_stored_runs(tmp_path, monkeypatch):
         ResultStore(store).append(r)
         return r
 
-    import graphpriv.experiments.tables as tables
+    from graphpriv.experiments import tables
 
     monkeypatch.setattr(tables, "_run_cell", fake)
     monkeypatch.setattr(tables, "ProcessPoolExecutor", _SerialPool)
@@ -88,7 +88,7 @@ class _SerialPool:
 
 
 def test_cells_capped_to_zero_seeds_are_left_out(tmp_path, monkeypatch):
-    import graphpriv.experiments.tables as tables
+    from graphpriv.experiments import tables
 
     monkeypatch.setattr(tables, "ProcessPoolExecutor", _SerialPool)
     monkeypatch.setattr(tables, "_run_cell", lambda args: (_ for _ in ()).throw(AssertionError("ran")))
@@ -122,7 +122,7 @@ def test_columns_a_run_did_not_measure_show_a_dash():
 
 
 def test_tradeoff_plot_keeps_ppgsl_defaults_only(tmp_path, monkeypatch):
-    import graphpriv.experiments.plots as plots
+    from graphpriv.experiments import plots
 
     store = ResultStore(tmp_path / "t.sqlite")
     for k, att in ((1, 0.7), (5, 0.6)):

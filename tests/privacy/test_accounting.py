@@ -6,7 +6,11 @@ import pytest
 from dp_accounting import dp_event
 from dp_accounting.rdp import RdpAccountant
 
-from graphpriv.errors import BudgetExceededError, PrivacyError, UnsupportedMechanismError
+from graphpriv.errors import (
+    BudgetExceededError,
+    PrivacyError,
+    UnsupportedMechanismError,
+)
 from graphpriv.privacy import (
     EffectiveRateWorGaussianDpEvent,
     GraphRdpAccountant,

@@ -76,7 +76,7 @@ def test_a_collapsed_transform_ranks_uniformly_at_random(graph, monkeypatch):
     exponential mechanism with a constant utility is, and must not leak the candidates' order."""
     import torch
 
-    import graphpriv.methods.dplp_rank as dplp_rank
+    from graphpriv.methods import dplp_rank
 
     class Flat(torch.nn.Module):
         def forward(self, s):

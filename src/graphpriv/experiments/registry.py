@@ -7,7 +7,15 @@ from typing import Any
 
 from graphpriv.errors import ConfigError
 from graphpriv.linkpred.subgraphs import Extractor
-from graphpriv.methods import dplp_rank, dplp_subgraph, heuristic, lapgraph_sgnn, ppgsl, privdpr, publishing
+from graphpriv.methods import (
+    dplp_rank,
+    dplp_subgraph,
+    heuristic,
+    lapgraph_sgnn,
+    ppgsl,
+    privdpr,
+    publishing,
+)
 from graphpriv.methods.base import MethodConfig, RunFn
 
 
