@@ -49,6 +49,15 @@ def _save(fig, out: Path) -> Path:
     return out
 
 
+def _band(ax, points: dict[float, list[float]], label: str) -> None:
+    """Mean (x 100) against x with a ±1 std band, one point per key of ``points``."""
+    x = np.array(list(points))
+    mean = np.array([np.mean(v) for v in points.values()]) * 100
+    std = np.array([np.std(v) for v in points.values()]) * 100
+    ax.plot(x, mean, marker="o", label=label)
+    ax.fill_between(x, mean - std, mean + std, alpha=0.2)
+
+
 def plot_epsilon_sweep(store: ResultStore, methods: list[str], datasets: list[str], out: Path,
                        epsilons: list[float] | None = None, **config_filter) -> Path:
     """One panel per dataset: mean metric vs epsilon per method, with a ±1 std band."""
@@ -60,11 +69,7 @@ def plot_epsilon_sweep(store: ResultStore, methods: list[str], datasets: list[st
                 curve = {e: v for e, v in curve.items() if e in epsilons}
             if not curve:
                 continue
-            eps = np.array(list(curve))
-            mean = np.array([np.mean(v) for v in curve.values()]) * 100
-            std = np.array([np.std(v) for v in curve.values()]) * 100
-            ax.plot(eps, mean, marker="o", label=method)
-            ax.fill_between(eps, mean - std, mean + std, alpha=0.2)
+            _band(ax, curve, method)
         ax.set_title(dataset)
         ax.set_xlabel("epsilon (edge-level, delta = 1e-5)")
         ax.set_ylabel("test AUC (%)")
@@ -165,11 +170,7 @@ def plot_rank_sweeps(store: ResultStore, dataset: str, out: Path, bases: tuple[s
                     level = 100 * np.mean([v for vals in points.values() for v in vals])
                     ax.axhline(level, color="C0", ls="--", lw=1, label=method)
                     continue
-                x = np.array(list(points))
-                mean = np.array([np.mean(v) for v in points.values()]) * 100
-                std = np.array([np.std(v) for v in points.values()]) * 100
-                ax.plot(x, mean, marker="o", label=method)
-                ax.fill_between(x, mean - std, mean + std, alpha=0.2)
+                _band(ax, points, method)
             ax.set_title(f"{dataset}, base {base.upper()}")
             ax.set_xlabel(knob + (" (eps_p = 0.1)" if knob == "sigma_prot" else " (sigma_prot = 0.3)"))
             ax.set_ylabel("AUC@K (%)")
