@@ -22,6 +22,8 @@ import scipy.sparse as sp
 import torch
 from torch import Tensor
 
+from graphpriv.data.graph import decode_pairs, pair_codes
+
 __all__ = ["assemble_graph", "score_counts"]
 
 
@@ -107,13 +109,13 @@ def assemble_graph(counts: sp.spmatrix, num_edges: int, *, rng: np.random.Genera
     row_total = cum[s.indptr[nodes + 1] - 1] - row_start
     pick = np.searchsorted(cum, row_start + rng.random(nodes.size) * row_total, side="right")
     pick = np.minimum(pick, s.indptr[nodes + 1] - 1)
-    first = _codes(nodes, s.indices[pick], n)
+    first = pair_codes(np.stack([nodes, s.indices[pick].astype(np.int64)]), n)
     first = np.unique(first)
     if first.size >= num_edges:
-        return _decode(np.sort(rng.choice(first, num_edges, replace=False)), n)
+        return decode_pairs(np.sort(rng.choice(first, num_edges, replace=False)), n)
     # stage 2: the rest without replacement, probability proportional to S+ (upper triangle)
     upper = sp.triu(s, k=1).tocoo()
-    codes = _codes(upper.row.astype(np.int64), upper.col.astype(np.int64), n)
+    codes = pair_codes(np.stack([upper.row, upper.col]).astype(np.int64), n)
     keep = ~np.isin(codes, first)
     codes, weights = codes[keep], upper.data[keep]
     need = min(num_edges - first.size, codes.size)
@@ -121,13 +123,5 @@ def assemble_graph(counts: sp.spmatrix, num_edges: int, *, rng: np.random.Genera
         keys = np.log(rng.random(codes.size)) / weights  # Efraimidis–Spirakis: top keys
         chosen = codes[np.argpartition(-keys, need - 1)[:need]]
         first = np.concatenate([first, chosen])
-    return _decode(np.sort(first), n)
+    return decode_pairs(np.sort(first), n)
 
-
-def _codes(u: np.ndarray, v: np.ndarray, n: int) -> np.ndarray:
-    lo, hi = np.minimum(u, v), np.maximum(u, v)
-    return lo.astype(np.int64) * n + hi
-
-
-def _decode(codes: np.ndarray, n: int) -> np.ndarray:
-    return np.stack([codes // n, codes % n]).astype(np.int64)

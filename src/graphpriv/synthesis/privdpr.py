@@ -117,7 +117,6 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
     opt_v = torch.optim.Adam([model.V], lr=lr, eps=adam_eps, fused=True)  # fused: one pass over N x r
     out_degree = torch.from_numpy(np.diff(adj.indptr).astype(np.float32))
     in_degree = torch.from_numpy(np.asarray(adj.sum(axis=0)).ravel().astype(np.float32))
-    csr = sp.csr_matrix(adj)
     rng = np.random.default_rng([seed, 131])
     per_epoch = n // batch_nodes
     losses, signal = [], []
@@ -125,7 +124,7 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
         order = rng.permutation(n)
         total = 0.0
         for j in range(per_epoch):
-            src, dst = walk_pairs(csr, order[j * batch_nodes:(j + 1) * batch_nodes], num_walks=num_walks,
+            src, dst = walk_pairs(adj, order[j * batch_nodes:(j + 1) * batch_nodes], num_walks=num_walks,
                                   walk_length=walk_length, rng=rng)
             opt_w.zero_grad()
             opt_v.zero_grad()
