@@ -2,10 +2,9 @@ import pytest
 import torch
 from torch import nn
 
-from graphpriv.errors import UnsupportedMechanismError
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.engine import DPSGD, clip_per_sample, per_sample_gradients
-from graphpriv.privacy.events import HypergeometricGroupGaussianDpEvent
+from graphpriv.privacy.events import BinomialGroupGaussianDpEvent, HypergeometricGroupGaussianDpEvent
 from graphpriv.privacy.sampling import PoissonSampler, WithoutReplacementSampler
 from graphpriv.privacy.units import PrivacyUnit
 from graphpriv.nn.subgraph_gnn import SubgraphGNN, bce_loss
@@ -74,8 +73,10 @@ def test_samplers_are_pinned_to_their_events():
     sizes = {poisson.sample().numel() for _ in range(20)}
     assert len(sizes) > 1, "Poisson batches must vary in size"
     assert isinstance(poisson.step_event(1.0), dp_event.PoissonSampledDpEvent)
-    with pytest.raises(UnsupportedMechanismError):
-        poisson.step_event(1.0, group_size=2)
+    assert isinstance(poisson.step_event(1.0, group_size=2), BinomialGroupGaussianDpEvent)
+    assert poisson.sensitivity(1.0, 1) == 1.0 and poisson.sensitivity(1.0, 3) == 6.0
+    with pytest.raises(ValueError, match="group_size"):
+        poisson.step_event(1.0, group_size=0)
     with pytest.raises(ValueError, match="batch_size"):
         WithoutReplacementSampler(5, 6, generator=g)
 

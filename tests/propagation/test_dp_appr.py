@@ -5,7 +5,13 @@ import pytest
 import scipy.sparse as sp
 from scipy import stats
 
-from graphpriv.propagation.dp_appr import column_clip, dp_appr_em, dp_appr_gaussian
+from graphpriv.propagation.dp_appr import (
+    cap_rows_per_node,
+    column_clip,
+    dp_appr_em,
+    dp_appr_gaussian,
+    rows_per_node,
+)
 
 
 def test_em_top_k_matches_the_iterated_exponential_mechanism():
@@ -60,3 +66,54 @@ def test_column_clip_invariant():
     assert np.allclose(clipped.toarray()[:, small], pi.toarray()[:, small])  # columns within r untouched
     with pytest.raises(ValueError, match="'r'"):
         column_clip(pi, r=0.0)
+
+
+def _random_pi(rng, n=12, density=0.25):
+    pi = sp.random(n, n, density=density, random_state=rng, format="csr")
+    pi.data[:] = rng.random(pi.nnz) + 0.1
+    return pi
+
+
+def test_rows_per_node_against_brute_force_feature_influence():
+    """m bounds how many training rows change when one node's features change (the DP-SGD group)."""
+    import torch
+
+    from graphpriv.nn.decoupled import DecoupledModel, feature_mlp, padded_rows
+
+    rng = np.random.default_rng(3)
+    for trial in range(5):
+        pi = _random_pi(rng)
+        index, weight = (torch.from_numpy(a) for a in padded_rows(pi))
+        torch.manual_seed(trial)
+        model = DecoupledModel(feature_mlp(4, 8, 3)).eval()
+        x = torch.randn(pi.shape[0], 4)
+        base = model(x[index], weight)
+        reached = []
+        for j in range(pi.shape[0]):
+            moved = x.clone()
+            moved[j] += 5.0
+            changed = (model(moved[index], weight) - base).abs().sum(1) > 1e-6
+            changed[j] = True  # its own row (label and existence) always changes
+            reached.append(int(changed.sum()))
+        assert rows_per_node(pi) == max(reached)
+
+
+def test_cap_rows_per_node_keeps_own_and_largest_entries():
+    rng = np.random.default_rng(4)
+    pi = _random_pi(rng, n=15, density=0.4).tolil()
+    pi.setdiag(0.5)
+    pi = sp.csr_matrix(pi)
+    for cap in (1, 2, 3):
+        out = cap_rows_per_node(pi, cap)
+        assert rows_per_node(out) <= cap
+        dense, kept = pi.toarray(), out.toarray()
+        assert np.allclose(np.diag(kept), np.diag(dense))  # own entries stay
+        for j in range(dense.shape[1]):
+            others = [v for v in range(dense.shape[0]) if v != j and dense[v, j] != 0]
+            expected = sorted(others, key=lambda v: (-abs(dense[v, j]), v))[:cap - 1]
+            assert sorted(v for v in range(dense.shape[0]) if v != j and kept[v, j] != 0) == sorted(expected)
+            assert np.allclose(kept[expected, j], dense[expected, j])
+    with pytest.raises(ValueError, match="max_rows"):
+        cap_rows_per_node(pi, 0)
+    with pytest.raises(ValueError, match="square"):
+        rows_per_node(sp.csr_matrix((2, 3)))

@@ -16,9 +16,11 @@ from dp_accounting.privacy_accountant import NeighboringRelation, PrivacyAccount
 from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
 from graphpriv.errors import PrivacyError, UnsupportedMechanismError
+from graphpriv.privacy.analysis.binomial_group import binomial_group_gaussian_rdp
 from graphpriv.privacy.analysis.hypergeometric import hypergeometric_group_gaussian_rdp
 from graphpriv.privacy.events import (
     ApproxDpEvent,
+    BinomialGroupGaussianDpEvent,
     EffectiveRateWorGaussianDpEvent,
     HypergeometricGroupGaussianDpEvent,
     PureDpEvent,
@@ -31,7 +33,8 @@ class GraphRdpAccountant(rdp.RdpAccountant):
     """``dp_accounting`` RDP accountant that also composes graphpriv's graph events.
 
     Standard events go to the parent class unchanged (its neighbouring-relation checks included).
-    :class:`HypergeometricGroupGaussianDpEvent` uses the multi-term bound;
+    :class:`HypergeometricGroupGaussianDpEvent` and :class:`BinomialGroupGaussianDpEvent` use the
+    multi-term bound;
     :class:`EffectiveRateWorGaussianDpEvent` uses the WBK bound at rate rho (paper mode).
 
     Args:
@@ -58,6 +61,12 @@ class GraphRdpAccountant(rdp.RdpAccountant):
                     batch_size=event.batch_size,
                     group_size=event.group_size,
                 )
+            return None
+        if isinstance(event, BinomialGroupGaussianDpEvent):
+            if do_compose:
+                self._rdp += count * binomial_group_gaussian_rdp(
+                    self._orders, noise_multiplier=event.noise_multiplier, sample_rate=event.sample_rate,
+                    group_size=event.group_size)
             return None
         if isinstance(event, EffectiveRateWorGaussianDpEvent):
             if do_compose:

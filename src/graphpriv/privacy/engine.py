@@ -6,7 +6,7 @@ so a batch of padded subgraphs is processed in one vectorized call, not a Python
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import Tensor, nn
@@ -55,11 +55,20 @@ def clip_per_sample(grads: dict[str, Tensor], max_grad_norm: float) -> tuple[dic
     Returns:
         ``(clipped grads, same shapes; norms before clipping [B])``.
     """
-    flat = torch.stack([g.flatten(1).pow(2).sum(1) for g in grads.values()]).sum(0)
-    norms = flat.sqrt()
-    factor = (max_grad_norm / (norms + 1e-6)).clamp(max=1.0)
+    norms = per_sample_norms(grads)
+    factor = clip_factors(grads, max_grad_norm)
     clipped = {n: g * factor.view(-1, *([1] * (g.dim() - 1))) for n, g in grads.items()}
     return clipped, norms
+
+
+def per_sample_norms(grads: dict[str, Tensor]) -> Tensor:
+    """L2 norm ``[B]`` of each example's whole gradient (all parameters)."""
+    return torch.stack([torch.linalg.vector_norm(g.flatten(1), dim=1) for g in grads.values()]).norm(dim=0)
+
+
+def clip_factors(grads: dict[str, Tensor], max_grad_norm: float) -> Tensor:
+    """``[B]`` factors min(1, C / ||g_b||) that clip each example's gradient to ``max_grad_norm``."""
+    return (max_grad_norm / (per_sample_norms(grads) + 1e-6)).clamp(max=1.0)
 
 
 def clipped_gradient_sum(model: nn.Module, loss_fn: LossFn, collate, indices: Tensor, max_grad_norm: float, *,
@@ -84,9 +93,10 @@ def clipped_gradient_sum(model: nn.Module, loss_fn: LossFn, collate, indices: Te
     for group in groups:
         inputs, targets = collate(group)
         grads, loss = per_sample_gradients(model, loss_fn, inputs, targets)
-        clipped, _ = clip_per_sample(grads, max_grad_norm)
-        for name, g in clipped.items():
-            total[name] = total[name] + g.sum(0) if name in total else g.sum(0)
+        factor = clip_factors(grads, max_grad_norm)
+        for name, g in grads.items():  # sum_b factor_b g_b as one product, no clipped copy
+            part = (factor @ g.flatten(1)).view(g.shape[1:])
+            total[name] = total[name] + part if name in total else part
         losses.append(loss)
     return total, torch.cat(losses)
 

@@ -35,6 +35,21 @@ class HypergeometricGroupGaussianDpEvent(dp_event.DpEvent):
 
 
 @attr.s(frozen=True, slots=True, auto_attribs=True)
+class BinomialGroupGaussianDpEvent(dp_event.DpEvent):
+    """One Poisson-sampled DP-SGD step in which one privacy unit changes up to ``group_size``
+    examples (each in the batch with probability ``sample_rate``, each moving the clipped sum by at
+    most 2C); noise std ``noise_multiplier * 2C * group_size``. The number of changed examples in a
+    batch is Binomial(group_size, sample_rate); the RDP is the multi-term bound
+    (:func:`graphpriv.privacy.analysis.binomial_group.binomial_group_gaussian_rdp`).
+    Used by DPAR's DP-SGD, where a node reaches every training row whose Pi entry it holds.
+    """
+
+    noise_multiplier: float
+    sample_rate: float
+    group_size: int
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
 class EffectiveRateWorGaussianDpEvent(dp_event.DpEvent):
     """The DPLP paper's accounting of one step (``paper`` mode only).
 

@@ -11,9 +11,9 @@ import torch
 from dp_accounting import dp_event
 from torch import Tensor
 
-from graphpriv.errors import UnsupportedMechanismError
 from graphpriv.privacy.analysis.effective_rate import effective_sampling_rate
 from graphpriv.privacy.events import (
+    BinomialGroupGaussianDpEvent,
     EffectiveRateWorGaussianDpEvent,
     HypergeometricGroupGaussianDpEvent,
 )
@@ -101,20 +101,22 @@ class PoissonSampler:
         return mask.nonzero().flatten()
 
     def sensitivity(self, max_grad_norm: float, group_size: int) -> float:
-        """C: adding or removing one example moves the clipped sum by at most C."""
+        """C for one example per unit (add or remove one example); 2 C K when one unit changes K
+        examples (each changed example moves the clipped sum by at most 2C)."""
         self._check_group(group_size)
-        return float(max_grad_norm)
+        return float(max_grad_norm) if group_size == 1 else 2.0 * max_grad_norm * group_size
 
     def step_event(self, noise_multiplier: float, *, group_size: int = 1,
                    accounting: Accounting = Accounting.RIGOROUS) -> dp_event.DpEvent:
-        """``PoissonSampledDpEvent(q, GaussianDpEvent(z))`` (add/remove one example)."""
+        """``PoissonSampledDpEvent(q, GaussianDpEvent(z))`` for one example per unit;
+        :class:`BinomialGroupGaussianDpEvent` (multi-term bound, Binomial(K, q) changed examples)
+        for K > 1. ``accounting`` is accepted for the common interface; both are rigorous."""
         self._check_group(group_size)
-        return dp_event.PoissonSampledDpEvent(self.sample_rate, dp_event.GaussianDpEvent(noise_multiplier))
+        if group_size == 1:
+            return dp_event.PoissonSampledDpEvent(self.sample_rate, dp_event.GaussianDpEvent(noise_multiplier))
+        return BinomialGroupGaussianDpEvent(noise_multiplier, self.sample_rate, group_size)
 
     @staticmethod
     def _check_group(group_size: int) -> None:
-        if group_size != 1:
-            raise UnsupportedMechanismError(
-                "Poisson sampling is only analysed for one example per privacy unit "
-                f"(got group_size={group_size}); use WithoutReplacementSampler"
-            )
+        if group_size < 1:
+            raise ValueError(f"'group_size' must be >= 1 (got {group_size})")

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["column_clip", "dp_appr_em", "dp_appr_gaussian"]
+__all__ = ["cap_rows_per_node", "column_clip", "dp_appr_em", "dp_appr_gaussian", "rows_per_node"]
 
 
 def _top_k_rows(values: np.ndarray, keep: np.ndarray, k: int) -> sp.csr_matrix:
@@ -107,3 +107,46 @@ def column_clip(pi: sp.spmatrix, r: float = 1.0) -> sp.csr_matrix:
     pi = sp.csr_matrix(pi, dtype=np.float64)
     col = np.asarray(abs(pi).sum(axis=0)).ravel()
     return (pi @ sp.diags(1.0 / np.maximum(1.0, col / r))).tocsr()
+
+
+def rows_per_node(pi: sp.spmatrix) -> int:
+    """m = max over nodes j of |{v : Pi[v, j] != 0} | {j}|: how many training rows one node reaches
+    (the rows that read its features, and its own row). ``pi`` is square, rows and columns indexed
+    by the same training nodes. It is DPAR's DP-SGD group size (docs/dpar.md "Sensitivity of the
+    DP-SGD phase"): the column l1 clip scales these entries but does not reduce their number.
+
+    Raises:
+        ValueError: pi is not square.
+    """
+    pi = sp.csc_matrix(pi)
+    if pi.shape[0] != pi.shape[1]:
+        raise ValueError(f"Pi must be square (training rows x training nodes), got {pi.shape}")
+    pi.eliminate_zeros()
+    counts = np.diff(pi.indptr)
+    own_stored = np.asarray(pi.diagonal() != 0)
+    return int((counts + ~own_stored).max()) if pi.shape[0] else 0
+
+
+def cap_rows_per_node(pi: sp.spmatrix, max_rows: int) -> sp.csr_matrix:
+    """Keep, in every column j, the own entry Pi[j, j] and the ``max_rows - 1`` other entries of
+    largest magnitude (ties: lower row first): afterwards :func:`rows_per_node` <= ``max_rows``.
+    Post-processing of the released Pi (deterministic), so it costs no privacy.
+
+    Raises:
+        ValueError: max_rows < 1 or pi not square.
+    """
+    if max_rows < 1:
+        raise ValueError(f"'max_rows' must be >= 1 (got {max_rows})")
+    coo = sp.coo_matrix(pi)
+    if coo.shape[0] != coo.shape[1]:
+        raise ValueError(f"Pi must be square (training rows x training nodes), got {coo.shape}")
+    own = coo.row == coo.col
+    order = np.lexsort((coo.row, -np.abs(coo.data), own, coo.col))  # by column, others by |value|
+    col = coo.col[order]
+    start = np.searchsorted(col, col, side="left")
+    rank = np.arange(col.size) - start
+    keep = np.zeros(coo.nnz, dtype=bool)
+    keep[order] = own[order] | (rank < max_rows - 1)
+    out = sp.csr_matrix((coo.data[keep], (coo.row[keep], coo.col[keep])), shape=coo.shape)
+    out.sort_indices()
+    return out

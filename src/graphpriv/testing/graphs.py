@@ -35,3 +35,24 @@ def random_pairs(num_nodes: int, draws: int, seed: int):
     src, dst = codes // num_nodes, codes % num_nodes
     keep = src < dst
     return torch.stack([src[keep], dst[keep]])
+
+
+def labelled_sbm(num_nodes: int = 300, num_classes: int = 3, *, p_in: float = 0.08, p_out: float = 0.005,
+                 num_features: int = 20, signal: float = 1.0, seed: int = 0) -> Data:
+    """Stochastic block model with class-dependent Gaussian features (node classification tests):
+    ``x`` ``[N, F]`` float32 (class c shifts features c*F/C .. (c+1)*F/C by ``signal``), ``y`` ``[N]``."""
+    import torch
+
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, num_classes, num_nodes)
+    same = y[:, None] == y[None, :]
+    upper = np.triu(rng.random((num_nodes, num_nodes)) < np.where(same, p_in, p_out), 1)
+    edges = np.array(np.nonzero(upper), dtype=np.int64)
+    data = clean_graph(RawGraph(edges, num_nodes=num_nodes), name=f"sbm-{num_nodes}-{seed}")
+    x = rng.standard_normal((num_nodes, num_features))
+    width = num_features // num_classes
+    for c in range(num_classes):
+        x[y == c, c * width:(c + 1) * width] += signal
+    data.x = torch.tensor(x, dtype=torch.float32)
+    data.y = torch.tensor(y, dtype=torch.long)
+    return data

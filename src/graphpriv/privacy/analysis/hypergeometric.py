@@ -6,7 +6,7 @@ graph neural networks" (2021), Theorem 1; specs/dplp-subgraph.md ("Accounting").
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from scipy.special import logsumexp
@@ -62,13 +62,38 @@ def hypergeometric_group_gaussian_rdp(
     Raises:
         ValueError: non-positive noise multiplier, orders <= 1, or bad sizes.
     """
+    return multi_term_rdp(orders, noise_multiplier, hypergeometric_log_pmf(dataset_size, group_size, batch_size))
+
+
+def multi_term_rdp(orders: Sequence[float], noise_multiplier: float, log_p: np.ndarray) -> np.ndarray:
+    r"""The multi-term bound for any law of the number r of changed examples in a batch.
+
+    .. math::
+        \varepsilon(\alpha) = \frac{1}{\alpha-1}\log\sum_{r=0}^{K_b} P[r]\,
+        \exp\Big(\frac{\alpha(\alpha-1)}{2z^2}\big(\tfrac{r}{K_b}\big)^2\Big)
+
+    with K_b = ``len(log_p) - 1`` and noise std ``z * 2C * K_b``. Both directions of the Rényi
+    divergence are bounded by it: the two output laws are mixtures over the same batch
+    distribution, and exp((alpha - 1) D_alpha(P || Q)) is jointly convex in (P, Q) for alpha > 1.
+
+    Args:
+        orders: RDP orders alpha > 1, ``[num_orders]``. noise_multiplier: z > 0.
+        log_p: ``[K_b + 1]`` log P[r] for r = 0..K_b (K_b >= 1; -inf allowed).
+
+    Returns:
+        RDP values ``[num_orders]`` in nats.
+
+    Raises:
+        ValueError: z <= 0, an order <= 1, or K_b < 1.
+    """
     if not noise_multiplier > 0:
         raise ValueError(f"'noise_multiplier' must be > 0 (got {noise_multiplier})")
     alphas = np.asarray(orders, dtype=np.float64)
     if np.any(alphas <= 1):
         raise ValueError(f"RDP orders must be > 1 (got min {alphas.min()})")
-    log_p = hypergeometric_log_pmf(dataset_size, group_size, batch_size)
-    kb = min(group_size, batch_size)
+    kb = len(log_p) - 1
+    if kb < 1:
+        raise ValueError("log_p must cover r = 0..K_b with K_b >= 1")
     ratio_sq = (np.arange(kb + 1) / kb) ** 2
     finite_alpha = np.where(np.isinf(alphas), 2.0, alphas)
     expo = (finite_alpha * (finite_alpha - 1) / (2 * noise_multiplier**2))[:, None] * ratio_sq

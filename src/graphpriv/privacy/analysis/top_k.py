@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from dp_accounting.pld import privacy_loss_distribution as pld
 from dp_accounting.pld.common import DifferentialPrivacyParameters
 
@@ -55,8 +56,9 @@ def compose_approx_dp(epsilon: float, delta: float, count: int, *, target_delta:
     if slack > 0:
         options["advanced"] = (math.sqrt(2 * count * math.log(1 / slack)) * epsilon
                                + count * epsilon * (math.exp(epsilon) - 1))
-    profile = pld.from_privacy_parameters(DifferentialPrivacyParameters(epsilon, delta))
-    options["pld"] = float(profile.self_compose(count).get_epsilon_for_delta(target_delta))
+    with np.errstate(over="ignore"):  # dp-accounting divides by tiny masses at very large epsilon
+        profile = pld.from_privacy_parameters(DifferentialPrivacyParameters(epsilon, delta))
+        options["pld"] = float(profile.self_compose(count).get_epsilon_for_delta(target_delta))
     best = min(options, key=options.get)
     return options[best], best
 
@@ -70,4 +72,7 @@ def amplified_by_subsampling(epsilon: float, delta: float, rate: float) -> tuple
     """
     if not 0 < rate <= 1:
         raise ValueError(f"'rate' must be in (0, 1] (got {rate})")
-    return math.log1p(rate * math.expm1(epsilon)), rate * delta
+    if rate == 1:
+        return float(epsilon), float(delta)
+    # ln(1 - q + q e^eps), stable for large eps
+    return float(np.logaddexp(math.log1p(-rate), math.log(rate) + epsilon)), rate * delta
