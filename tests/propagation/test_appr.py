@@ -61,3 +61,17 @@ def test_larger_rho_gives_sparser_vectors_and_bad_input_is_refused():
         appr_ista(adj, [500])
     with pytest.raises(ValueError, match="self_loops"):
         appr_ista(sp.csr_matrix((3, 3)), [0], self_loops=False)
+
+
+@pytest.mark.parametrize("rho", [0.0, 1e-4, 1e-2])
+def test_sparse_iterate_equals_the_dense_textbook_iteration(rho):
+    from graphpriv.testing.references import appr_ista_dense
+
+    adj = _graph(seed=2, n=60)
+    seeds = np.array([0, 5, 30, 60])
+    p, it = appr_ista(adj, seeds, rho=rho, tol=1e-8)
+    ref, ref_it = appr_ista_dense(adj, seeds, rho=rho, tol=1e-8)
+    assert it == ref_it
+    assert np.allclose(p, ref, atol=1e-12)
+    sparse, _ = appr_ista(adj, seeds, rho=rho, tol=1e-8, sparse=True)
+    assert sp.issparse(sparse) and np.allclose(sparse.toarray(), p)

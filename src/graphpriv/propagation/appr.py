@@ -25,8 +25,13 @@ __all__ = ["appr_ista"]
 
 
 def appr_ista(adj: sp.spmatrix, seeds: np.ndarray, *, alpha: float = 0.25, rho: float = 1e-4, tol: float = 1e-4,
-              max_iter: int = 10_000, self_loops: bool = True) -> tuple[np.ndarray, int]:
+              max_iter: int = 10_000, self_loops: bool = True, sparse: bool = False
+              ) -> tuple[np.ndarray | sp.csr_matrix, int]:
     """APPR vectors of ``seeds``, all seeds at once (one sparse product per iteration).
+
+    The iterate is kept sparse: with z = q - grad = (1 - alpha)/2 (q + N q) + alpha D^-1/2 s >= 0,
+    the proximal step is max(z - rho alpha sqrt(d), 0), so every iterate is non-negative and only
+    the nodes near a seed are ever stored (ISTA's locality, Fountoulakis et al. Sec. 4).
 
     Args:
         adj: ``[N, N]`` symmetric adjacency (weights ignored: every stored entry is an edge).
@@ -34,10 +39,11 @@ def appr_ista(adj: sp.spmatrix, seeds: np.ndarray, *, alpha: float = 0.25, rho: 
             (>= 0; the result's support shrinks as rho grows). tol: stop when no seed's vector
             moved by more than ``tol`` in l1 (of p = D^1/2 q) in one iteration.
         max_iter: iteration cap. self_loops: add a self-loop to every node first (DPAR does).
+        sparse: return P as CSR instead of a dense array.
 
     Returns:
-        ``(P, iterations)``: P ``[M, N]`` float64, row i the APPR vector of ``seeds[i]`` (>= 0,
-        l1 norm <= 1), and the iterations taken.
+        ``(P, iterations)``: P ``[M, N]`` float64 (dense, or CSR with ``sparse``), row i the APPR
+        vector of ``seeds[i]`` (>= 0, l1 norm <= 1), and the iterations taken.
 
     Raises:
         ValueError: alpha outside (0, 1), rho < 0, a seed out of range, a node without edges
@@ -48,7 +54,7 @@ def appr_ista(adj: sp.spmatrix, seeds: np.ndarray, *, alpha: float = 0.25, rho: 
     a = sp.csr_matrix(adj, dtype=np.float64, copy=True)
     a.data[:] = 1.0
     n = a.shape[0]
-    seeds = np.asarray(seeds, dtype=np.int64)
+    seeds = np.asarray(seeds, dtype=np.int64).ravel()
     if seeds.size and (seeds.min() < 0 or seeds.max() >= n):
         raise ValueError(f"seeds must lie in [0, {n})")
     if self_loops:
@@ -57,19 +63,21 @@ def appr_ista(adj: sp.spmatrix, seeds: np.ndarray, *, alpha: float = 0.25, rho: 
     if (d == 0).any():
         raise ValueError("a node has no edge: add self-loops (self_loops=True)")
     sq = np.sqrt(d)
-    normalised = sp.diags(1 / sq) @ a @ sp.diags(1 / sq)
-    normalised = normalised.tocsr()
+    normalised = (sp.diags(1 / sq) @ a @ sp.diags(1 / sq)).tocsr()
     m = seeds.size
-    b = np.zeros((n, m))
-    b[seeds, np.arange(m)] = alpha / sq[seeds]  # alpha D^-1/2 s
-    threshold = (rho * alpha * sq)[:, None]
-    q = np.zeros((n, m))
+    b = sp.csr_matrix((alpha / sq[seeds], (seeds, np.arange(m))), shape=(n, m))  # alpha D^-1/2 s
+    threshold = rho * alpha * sq
+    c = (1 - alpha) / 2
+    q = sp.csr_matrix((n, m))
     for it in range(1, max_iter + 1):
-        grad = alpha * q + (1 - alpha) / 2 * (q - normalised @ q) - b
-        z = q - grad
-        new = np.sign(z) * np.maximum(np.abs(z) - threshold, 0.0)
-        moved = np.abs(sq[:, None] * (new - q)).sum(axis=0).max() if m else 0.0
-        q = new
+        z = (c * (q + normalised @ q) + b).tocsr()
+        z.data -= threshold[np.repeat(np.arange(n), np.diff(z.indptr))]
+        z.data[z.data < 0] = 0.0
+        z.eliminate_zeros()
+        step = z - q
+        moved = np.asarray(abs(sp.diags(sq) @ step).sum(axis=0)).ravel().max() if m else 0.0
+        q = z
         if moved <= tol:
-            return (sq[:, None] * q).T, it
+            p = (sp.diags(sq) @ q).T.tocsr()
+            return (p if sparse else p.toarray()), it
     raise ValueError(f"ISTA did not converge in {max_iter} iterations (tol {tol})")

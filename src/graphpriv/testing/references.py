@@ -46,3 +46,34 @@ def drnl_nx(nodes: set[int], edges: set[tuple[int, int]], u: int, v: int) -> dic
             d = du[w] + dv[w]
             labels[w] = 1 + min(du[w], dv[w]) + (d // 2) * ((d // 2) + d % 2 - 1)
     return labels
+
+
+def appr_ista_dense(adj, seeds, *, alpha: float = 0.25, rho: float = 1e-4, tol: float = 1e-4,
+                    max_iter: int = 10_000):
+    """ISTA for the l1-regularised PageRank problem with a dense ``[N, M]`` iterate (self-loops
+    added): q <- soft_threshold(q - grad, rho alpha sqrt(d)), grad = Q q - alpha D^-1/2 s. The
+    plain textbook iteration that :func:`graphpriv.propagation.appr.appr_ista` (sparse iterate) is
+    tested and benchmarked against. Returns ``([M, N] dense P, iterations)``."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    a = sp.csr_matrix(adj, dtype=np.float64, copy=True)
+    a.data[:] = 1.0
+    a.setdiag(1.0)
+    n = a.shape[0]
+    seeds = np.asarray(seeds, dtype=np.int64).ravel()
+    sq = np.sqrt(np.asarray(a.sum(axis=1)).ravel())
+    normalised = (sp.diags(1 / sq) @ a @ sp.diags(1 / sq)).tocsr()
+    b = np.zeros((n, seeds.size))
+    b[seeds, np.arange(seeds.size)] = alpha / sq[seeds]
+    threshold = (rho * alpha * sq)[:, None]
+    q = np.zeros((n, seeds.size))
+    for it in range(1, max_iter + 1):
+        grad = alpha * q + (1 - alpha) / 2 * (q - normalised @ q) - b
+        z = q - grad
+        new = np.sign(z) * np.maximum(np.abs(z) - threshold, 0.0)
+        moved = np.abs(sq[:, None] * (new - q)).sum(axis=0).max()
+        q = new
+        if moved <= tol:
+            return (sq[:, None] * q).T, it
+    raise ValueError(f"ISTA did not converge in {max_iter} iterations")
