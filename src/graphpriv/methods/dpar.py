@@ -158,7 +158,8 @@ def run(config: DPARConfig, data: Data, *, seed: int, method: str = "dpar-gm",
     metrics = {"accuracy": accuracy}
     privacy = None
     if private:
-        privacy, both = _report(config, budget, appr_info, noise, ledger, rate=rate, steps=steps, group=group)
+        with acc.quiet_absl():
+            privacy, both = _report(config, budget, appr_info, noise, ledger, rate=rate, steps=steps, group=group)
         metrics.update(both)
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics=metrics, privacy=privacy,

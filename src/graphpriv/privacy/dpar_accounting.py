@@ -46,13 +46,26 @@ from graphpriv.privacy.analysis.top_k import (
 from graphpriv.privacy.calibration import calibrate_noise_multiplier
 from graphpriv.privacy.events import BinomialGroupGaussianDpEvent
 
-__all__ = ["DparPhaseBudget", "DparSgdNoise", "em_row_epsilon", "em_rows_epsilon", "gm_row_noise",
-           "gm_rows_epsilon", "inner_budget", "outer_epsilon", "paper_row_epsilon", "paper_rows_epsilon",
-           "sgd_epsilon", "sgd_event", "sgd_noise"]
+__all__ = [
+    "DparPhaseBudget",
+    "DparSgdNoise",
+    "em_row_epsilon",
+    "em_rows_epsilon",
+    "gm_row_noise",
+    "gm_rows_epsilon",
+    "inner_budget",
+    "outer_epsilon",
+    "paper_row_epsilon",
+    "paper_rows_epsilon",
+    "quiet_absl",
+    "sgd_epsilon",
+    "sgd_event",
+    "sgd_noise",
+]
 
 
 @contextlib.contextmanager
-def _quiet_absl():
+def quiet_absl():
     """dp-accounting logs a warning for each fractional RDP order it drops at small noise (large
     paper-mode budgets); those orders are excluded correctly, the log only floods the output."""
     logger = logging.getLogger("absl")
@@ -219,7 +232,7 @@ def sgd_noise(budget_epsilon: float, budget_delta: float, *, sample_rate: float,
     def run(z: float) -> dp_event.DpEvent:
         return dp_event.SelfComposedDpEvent(sgd_event(z, sample_rate=sample_rate, group_size=group_size,
                                                       accounting=accounting), steps)
-    with _quiet_absl():
+    with quiet_absl():
         z = calibrate_noise_multiplier(run, target_epsilon=budget_epsilon, delta=budget_delta)
     if accounting == "paper":
         return DparSgdNoise(z, r * max_grad_norm, group_size)
@@ -234,6 +247,6 @@ def sgd_epsilon(noise_std: float, *, max_grad_norm: float, sample_rate: float, s
     else:
         z = noise_std / (max_grad_norm if group_size == 1 else 2 * max_grad_norm * group_size)
     event = sgd_event(z, sample_rate=sample_rate, group_size=group_size, accounting=accounting)
-    with _quiet_absl():
+    with quiet_absl():
         return float(GraphRdpAccountant().compose(event, steps).get_epsilon(delta))
 
