@@ -39,6 +39,23 @@ def test_epsilon_curves_and_plot(tmp_path):
     assert out.stat().st_size > 1000
 
 
+def test_curve_specs_filter_runs_by_config(tmp_path):
+    from graphpriv.experiments.plots import parse_curve, plot_curves
+
+    assert parse_curve("GM, paper=dpar-gm:accounting=paper,max_rows=null,node_rate=1.0") == (
+        "GM, paper", "dpar-gm", {"accounting": "paper", "max_rows": None, "node_rate": 1.0})
+    assert parse_curve("MLP=dp-mlp") == ("MLP", "dp-mlp", {})
+    with pytest.raises(ValueError, match="LABEL=METHOD"):
+        parse_curve("dp-mlp")
+    store = ResultStore(tmp_path / "s.sqlite")
+    store.append(_result(eps=1.0, auc=0.7, max_rows=None))
+    store.append(_result(eps=1.0, auc=0.2, max_rows=1))
+    assert epsilon_curves(store, "dplp-ps", "g", max_rows=None) == {1.0: [0.7]}
+    out = plot_curves(store, [parse_curve("a=dplp-ps:max_rows=null"), parse_curve("b=dplp-ps:max_rows=1")], ["g"],
+                      tmp_path / "c.png", metric="test_auc", ylabel="AUC")
+    assert out.stat().st_size > 1000
+
+
 def test_every_table_row_has_a_valid_config():
     for spec in TABLES.values():
         for row in spec.rows:

@@ -78,6 +78,48 @@ def plot_epsilon_sweep(store: ResultStore, methods: list[str], datasets: list[st
     return _save(fig, out)
 
 
+def parse_curve(spec: str) -> tuple[str, str, dict]:
+    """``LABEL=METHOD[:key=value,...]`` (values as JSON: 1, 0.5, null, "paper" or bare words) ->
+    (label, method, config filter).
+
+    Raises:
+        ValueError: a spec without ``=``.
+    """
+    import json
+
+    if "=" not in spec.split(":", 1)[0]:
+        raise ValueError(f"curve spec {spec!r} must look like LABEL=METHOD[:key=value,...]")
+    label, rest = spec.split("=", 1)
+    method, _, filters = rest.partition(":")
+    config = {}
+    for item in filter(None, filters.split(",")):
+        key, _, value = item.partition("=")
+        try:
+            config[key] = json.loads(value)
+        except json.JSONDecodeError:
+            config[key] = value
+    return label, method, config
+
+
+def plot_curves(store: ResultStore, curves: list[tuple[str, str, dict]], datasets: list[str], out: Path, *,
+                metric: str, ylabel: str, xlabel: str = "epsilon") -> Path:
+    """One panel per dataset: mean ``metric`` (x 100, ±1 std band) against the target epsilon, one
+    line per (label, method, config filter) in ``curves``."""
+    fig, axes = _panels(1, len(datasets))
+    for ax, dataset in zip(axes[0], datasets):
+        for label, method, config in curves:
+            curve = epsilon_curves(store, method, dataset, metric, **config)
+            if curve:
+                _band(ax, curve, label)
+        ax.set_title(dataset)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    return _save(fig, out)
+
+
 #: The knob each publishing method sweeps (specs/ppgsl.md "Protocol").
 KNOBS = {"ppgsl": "alpha", "random-perturb": "ratio", "dice": "ratio", "edgerand": "epsilon", "lapgraph": "epsilon"}
 
@@ -191,14 +233,23 @@ def plot_rank_sweeps(store: ResultStore, dataset: str, out: Path, bases: tuple[s
 def main() -> None:
     parser = argparse.ArgumentParser(description="Privacy-utility plot from a results store.")
     parser.add_argument("--store", type=Path, required=True)
-    parser.add_argument("--methods", nargs="+", required=True)
+    parser.add_argument("--methods", nargs="+", default=[])
     parser.add_argument("--datasets", nargs="+", required=True)
     parser.add_argument("--epsilons", nargs="*", type=float, default=None)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--tradeoff", action="store_true", help="utility vs GAE+sim attack AUC (publishing)")
     parser.add_argument("--rank-sweeps", type=Path, default=None, metavar="MARKDOWN",
                         help="DPLP-rank Fig. 3 (first dataset; --methods ignored): PNG to --out, numbers to MARKDOWN")
+    parser.add_argument("--curve", action="append", default=[], metavar="LABEL=METHOD[:key=value,...]",
+                        help="one line per --curve (with --metric): metric vs target epsilon of matching runs")
+    parser.add_argument("--metric", default=None, help="metric of the --curve plot, e.g. accuracy")
+    parser.add_argument("--xlabel", default="epsilon")
     args = parser.parse_args()
+    if args.curve:
+        plot_curves(ResultStore(args.store), [parse_curve(c) for c in args.curve], args.datasets, args.out,
+                    metric=args.metric or "test_auc", ylabel=f"{args.metric or 'test AUC'} (%)", xlabel=args.xlabel)
+        print(f"wrote {args.out}")
+        return
     if args.rank_sweeps:
         text = plot_rank_sweeps(ResultStore(args.store), args.datasets[0], args.out)
         args.rank_sweeps.parent.mkdir(parents=True, exist_ok=True)

@@ -139,6 +139,9 @@ DPAR_EPSILONS = (1.0, 4.0, 8.0, 16.0)
 _DPAR_DELTA = {"cora_ml": {"delta": 2e-3}, "cora": {"delta": 5e-4}, "citeseer": {"delta": 4e-4}}
 _DPAR_VARIANTS = (("EM0", "dpar-em0"), ("EM1", "dpar-em1"), ("GM", "dpar-gm"))
 _DPAR_EPS_COLUMNS = ("epsilon_rigorous", "epsilon_paper")
+#: The rigorous variant that learns (docs/dpar.md): no node sampling, every node in its own row only
+#: (so DP-SGD is ordinary Poisson DP-SGD, noise z C), the DP-APPR rows reduced to their own entry.
+_DPAR_ONE_ROW = {"node_rate": 1.0, "max_rows": 1, "appr_share": 0.1}
 
 
 def _dpar_rows() -> tuple[Row, ...]:
@@ -151,6 +154,8 @@ def _dpar_rows() -> tuple[Row, ...]:
             rows.append(Row(f"eps = {e:g}: DPAR-{label}, rigorous", method, {"epsilon": e}, _DPAR_DELTA))
             rows.append(Row(f"eps = {e:g}: DPAR-{label}, paper accounting", method,
                             {"epsilon": e, "accounting": "paper"}, _DPAR_DELTA, paper=paper))
+        rows.append(Row(f"eps = {e:g}: DPAR-GM, rigorous, q' = 1, one row per node, 10% to DP-APPR", "dpar-gm",
+                        {"epsilon": e, **_DPAR_ONE_ROW}, _DPAR_DELTA))
     return tuple(rows)
 
 
