@@ -11,6 +11,15 @@ export NUMBA_CACHE_DIR ?= $(abspath .numba-cache)
 
 .PHONY: setup demo test reproduce bench clean
 
+#: docs/dpar_epsilon.png: one line per DPAR variant (the default rows exclude the one-row variant)
+DPAR_CURVES = --curve "Features (dp-mlp)=dp-mlp" \
+  --curve "DPAR-EM0, rigorous=dpar-em0:accounting=rigorous,max_rows=null,k=2,appr_share=0.5" \
+  --curve "DPAR-GM, rigorous=dpar-gm:accounting=rigorous,max_rows=null,k=2,appr_share=0.5" \
+  --curve "DPAR-EM0, paper=dpar-em0:accounting=paper,k=2,appr_share=0.5" \
+  --curve "DPAR-EM1, paper=dpar-em1:accounting=paper,k=2,appr_share=0.5" \
+  --curve "DPAR-GM, paper=dpar-gm:accounting=paper,k=2,appr_share=0.5" \
+  --curve "DPAR-GM, rigorous, one row per node=dpar-gm:accounting=rigorous,max_rows=1,k=2"
+
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
@@ -51,8 +60,15 @@ reproduce: setup
 	$(BIN)/python -m graphpriv.experiments.plots --store runs/ppgsl.sqlite --methods ppgsl random-perturb dice \
 	  edgerand lapgraph --datasets cora citeseer polblogs lastfm_asia pubmed deezer_europe --tradeoff \
 	  --out docs/ppgsl_tradeoff.png
+	$(BIN)/python -m graphpriv.experiments.tables dpar-table1 --seeds 10 --workers 2 --store runs/dpar.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables dpar-k --seeds 10 --workers 2 --store runs/dpar.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables dpar-split --seeds 10 --workers 2 --store runs/dpar.sqlite
+	$(BIN)/python -m graphpriv.experiments.plots --store runs/dpar.sqlite --datasets cora_ml cora citeseer \
+	  --metric accuracy --xlabel "epsilon (node-level, rigorous or as the paper claims)" $(DPAR_CURVES) \
+	  --out docs/dpar_epsilon.png
 
 bench: setup
+	$(BIN)/python benchmarks/bench_dpar.py --nodes 100000 --seeds 70 1000 --dataset cora_ml
 	$(BIN)/python benchmarks/bench_path_extraction.py --dataset usair --theta 40 --k 2
 	$(BIN)/python benchmarks/bench_path_extraction.py --dataset yeast --theta 40 --k 4 --sample 100
 	$(BIN)/python benchmarks/bench_dpsgd_step.py --dataset yeast --theta 8 --k 4

@@ -69,7 +69,9 @@ def main() -> None:
         t0 = time.perf_counter()
         ref, _ = appr_ista_dense(adj, ref_seeds)
         t_ref = (time.perf_counter() - t0) * m / ref_seeds.size
-        assert np.allclose(ref, p[:ref_seeds.size], atol=1e-12), "sparse ISTA disagrees with the dense reference"
+        same = ref_seeds.size == m and np.allclose(ref, p, atol=1e-12) or np.allclose(
+            ref, appr_ista(adj, ref_seeds)[0], atol=1e-12)  # the same seeds stop at the same iteration
+        assert same, "sparse ISTA disagrees with the dense reference"
         del p, ref
         print(f"| {m} | {t_appr:.2f} | {iters} | {t_rows:.2f} | {t_appr + t_rows:.2f} | {t_ref:.1f} | "
               f"{t_ref / (t_appr + t_rows):.1f}x | {peak_gib():.2f} |")
