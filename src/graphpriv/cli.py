@@ -150,6 +150,45 @@ def attack(
                   f"{protocol.sensitive_links.shape[1]}")
 
 
+@app.command()
+def sweep(
+    file: Path = typer.Argument(..., help="Sweep file (YAML): methods, datasets, epsilons, seeds, overrides, store."),
+    workers: int = typer.Option(2, "--workers", "-w", help="LocalCluster worker processes (one thread each)."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Address of a running Dask scheduler."),
+    threads: int = typer.Option(1, help="torch threads per run."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Validate and count the runs; run nothing."),
+) -> None:
+    """Run a grid of runs on Dask; each finished run is committed to the store, stored runs are skipped."""
+    from graphpriv.experiments.store import ResultStore
+    from graphpriv.experiments.sweep import expand, load_sweep, pending_runs, run_sweep
+
+    try:
+        spec = load_sweep(file)
+        runs = expand(spec)
+        todo = pending_runs(runs, ResultStore(spec.store))
+    except GraphPrivError as exc:
+        _fail(exc)
+    console.print(f"sweep {file.name}: {len(runs)} runs, {len(runs) - len(todo)} already in {spec.store}, "
+                  f"{len(todo)} to run" + ("" if scheduler else f" on a {workers}-worker local cluster"))
+    if dry_run or not todo:
+        return
+    columns = (TextColumn("sweep"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+               TextColumn("{task.fields[errors]} errors"), TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console) as bar:
+        task = bar.add_task("sweep", total=len(todo), errors=0)
+        errors = 0
+
+        def on_done(run, status, done, total):
+            nonlocal errors
+            errors += status == "error"
+            bar.update(task, completed=done, errors=errors)
+            if status == "error":
+                bar.console.print(f"[red]error[/red] in {run.label()} (recorded in the store)")
+
+        counts = run_sweep(spec, workers=workers, scheduler=scheduler, threads=threads, on_done=on_done)
+    console.print(f"done: {counts['ok']} ok, {counts['error']} errors, {counts['skipped']} skipped; store {spec.store}")
+
+
 @datasets_app.callback()
 def datasets_list(ctx: typer.Context) -> None:
     """List every registry dataset with its size."""
