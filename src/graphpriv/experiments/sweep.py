@@ -164,7 +164,7 @@ def execute_run(run: SweepRun, threads: int = 1) -> tuple[str, str]:
         result = method_spec(run.method).run(config, _dataset(run.dataset), seed=run.seed, method=run.method)
         # stored under the name the sweep gave (a file path stays a path), so a rerun finds it
         return "ok", result.model_copy(update={"dataset": run.dataset}).model_dump_json()
-    except Exception:  # recorded in the store, the sweep goes on
+    except Exception:  # noqa: BLE001 -- recorded in the store, the sweep goes on
         return "error", traceback.format_exc(limit=20)
 
 
@@ -202,7 +202,7 @@ def run_sweep(spec: SweepSpec, *, workers: int = 2, scheduler: str | None = None
             run = futures[future]
             try:
                 status, payload = future.result()
-            except Exception:  # the task itself was lost (e.g. a worker died too often)
+            except Exception:  # noqa: BLE001 -- the task itself was lost (a worker died too often)
                 status, payload = "error", traceback.format_exc(limit=20)
             if status == "ok":
                 store.append(Result.model_validate_json(payload))
