@@ -189,6 +189,48 @@ def sweep(
     console.print(f"done: {counts['ok']} ok, {counts['error']} errors, {counts['skipped']} skipped; store {spec.store}")
 
 
+@app.command()
+def reproduce(
+    table: str = typer.Argument(..., help="Named paper table, e.g. dplp-table2, dplp-rank-table1, privdpr-lp, dpar-table1."),
+    seeds: int = typer.Option(5, help="Seeds per cell (cells with a max_seeds limit run fewer)."),
+    quick: bool = typer.Option(False, "--quick", help="Smoke version: 1 seed, first dataset, at most 2 epochs."),
+    store: Path = typer.Option(Path("runs/results.sqlite"), help="SQLite results store (stored runs are reused)."),
+    workers: int = typer.Option(2, "--workers", "-w", help="LocalCluster worker processes."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Address of a running Dask scheduler."),
+) -> None:
+    """Run a paper table's grid on Dask and write ours beside the paper's numbers (docs/reproduction)."""
+    from graphpriv.experiments.reproduce import reproduce as run_reproduce
+
+    columns = (TextColumn(table), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn())
+    try:
+        with Progress(*columns, console=console) as bar:
+            task = bar.add_task(table, total=None)
+            out, counts = run_reproduce(table, seeds=seeds, quick=quick, store=store, workers=workers,
+                                        scheduler=scheduler,
+                                        on_done=lambda run, status, done, total: bar.update(task, completed=done,
+                                                                                             total=total))
+    except GraphPrivError as exc:
+        _fail(exc)
+    console.print(out.read_text())
+    console.print(f"{counts['ok']} ran, {counts['skipped']} reused, {counts['error']} errors; written to {out}")
+
+
+@app.command()
+def report(
+    store: Path = typer.Option(Path("runs/results.sqlite"), "--store", help="SQLite results store."),
+    out: Path = typer.Option(Path("runs/report"), "--out", help="Folder for the PNG/SVG plots and summary.md."),
+) -> None:
+    """Privacy-utility curves and attack-vs-utility plots (PNG and SVG) and a Markdown summary of a store."""
+    from graphpriv.experiments.report import write_report
+
+    try:
+        files = write_report(store, out)
+    except (GraphPrivError, ValueError) as exc:
+        _fail(exc)
+    console.print(f"wrote {len(files)} files to {out}: " + ", ".join(p.name for p in files[:8])
+                  + (" ..." if len(files) > 8 else ""))
+
+
 @datasets_app.callback()
 def datasets_list(ctx: typer.Context) -> None:
     """List every registry dataset with its size."""

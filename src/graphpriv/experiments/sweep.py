@@ -27,7 +27,8 @@ from graphpriv.experiments.registry import make_config, method_spec
 from graphpriv.experiments.store import ResultStore
 from graphpriv.methods.base import Result
 
-__all__ = ["SweepRun", "SweepSpec", "execute_run", "expand", "load_sweep", "pending_runs", "run_sweep"]
+__all__ = ["SweepRun", "SweepSpec", "execute_run", "expand", "load_sweep", "make_run", "pending_runs", "run_runs",
+           "run_sweep"]
 
 
 class SweepSpec(BaseModel):
@@ -90,6 +91,12 @@ class SweepRun:
         return f"{self.method} on {self.dataset}, seed {self.seed}" + (f" ({extra})" if extra else "")
 
 
+def make_run(method: str, dataset: str, seed: int, overrides: dict[str, Any]) -> SweepRun:
+    """A validated run (raises :class:`ConfigError` for an unknown key or a bad value)."""
+    config = make_config(method, overrides).model_dump(mode="json")
+    return SweepRun(method, dataset, seed, tuple(sorted(overrides.items())), tuple(sorted(config.items())))
+
+
 def load_sweep(path: str | Path) -> SweepSpec:
     """Read and validate a YAML sweep file.
 
@@ -134,10 +141,8 @@ def expand(spec: SweepSpec) -> list[SweepRun]:
                     overrides = {**variant, **spec.method_overrides.get(method, {})}
                     if epsilon is not None:
                         overrides["epsilon"] = epsilon
-                    config = make_config(method, overrides).model_dump(mode="json")
                     for seed in spec.seed_list():
-                        runs.append(SweepRun(method, dataset, seed, tuple(sorted(overrides.items())),
-                                             tuple(sorted(config.items()))))
+                        runs.append(make_run(method, dataset, seed, overrides))
     return list(dict.fromkeys(runs))  # identical cells (e.g. non-private methods x variants) once
 
 
@@ -170,23 +175,31 @@ def execute_run(run: SweepRun, threads: int = 1) -> tuple[str, str]:
 
 def run_sweep(spec: SweepSpec, *, workers: int = 2, scheduler: str | None = None, threads: int = 1,
               on_done: Callable[[SweepRun, str, int, int], None] | None = None) -> dict[str, int]:
-    """Run every pending cell of ``spec`` on Dask; commit each result to the store as it arrives.
+    """Run every pending cell of ``spec`` on Dask (see :func:`run_runs`).
+
+    Raises:
+        ConfigError: an invalid grid (before anything runs).
+    """
+    return run_runs(expand(spec), spec.store, workers=workers, scheduler=scheduler, threads=threads,
+                    on_done=on_done)
+
+
+def run_runs(runs: list[SweepRun], store_path: str | Path, *, workers: int = 2, scheduler: str | None = None,
+             threads: int = 1, on_done: Callable[[SweepRun, str, int, int], None] | None = None) -> dict[str, int]:
+    """Run the runs not yet in the store on Dask; commit each result (or error) as it arrives.
 
     Args:
+        runs: validated runs (:func:`expand`). store_path: the SQLite results store.
         workers: LocalCluster size (one process per worker, one thread each) when ``scheduler`` is
             None. scheduler: address of a running Dask scheduler (``tcp://host:8786``).
         threads: torch threads per run. on_done: called as ``on_done(run, status, done, total)``.
 
     Returns:
-        ``{"total": grid size, "skipped": already stored, "ok": ..., "error": ...}``.
-
-    Raises:
-        ConfigError: an invalid grid (before anything runs).
+        ``{"total": len(runs), "skipped": already stored, "ok": ..., "error": ...}``.
     """
     from dask.distributed import Client, LocalCluster, as_completed
 
-    runs = expand(spec)
-    store = ResultStore(spec.store)
+    store = ResultStore(store_path)
     todo = pending_runs(runs, store)
     counts = {"total": len(runs), "skipped": len(runs) - len(todo), "ok": 0, "error": 0}
     if not todo:

@@ -36,6 +36,7 @@ from graphpriv.nn.decoupled import DecoupledModel, feature_mlp, padded_rows, pro
 from graphpriv.privacy import dpar_accounting as acc
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.analysis.top_k import one_shot_top_k_epsilon
+from graphpriv.privacy.calibration import quiet_absl
 from graphpriv.privacy.engine import clipped_gradient_sum
 from graphpriv.privacy.report import PhaseReport, PrivacyReport
 from graphpriv.privacy.sampling import PoissonSampler
@@ -158,7 +159,7 @@ def run(config: DPARConfig, data: Data, *, seed: int, method: str = "dpar-gm",
     metrics = {"accuracy": accuracy}
     privacy = None
     if private:
-        with acc.quiet_absl():
+        with quiet_absl():
             privacy, both = _report(config, budget, appr_info, noise, ledger, rate=rate, steps=steps, group=group)
         metrics.update(both)
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,

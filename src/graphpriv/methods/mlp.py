@@ -24,7 +24,7 @@ from graphpriv.errors import DatasetError
 from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
 from graphpriv.methods.dpar import evaluate, train_rows
 from graphpriv.privacy.accountant import Ledger, check_delta
-from graphpriv.privacy.calibration import calibrate_noise_multiplier
+from graphpriv.privacy.calibration import calibrate_noise_multiplier, quiet_absl
 from graphpriv.privacy.sampling import PoissonSampler
 from graphpriv.privacy.units import PrivacyUnit
 
@@ -75,7 +75,8 @@ def run(config: MLPConfig, data: Data, *, seed: int, method: str = "dp-mlp", pro
         def whole(z: float) -> dp_event.DpEvent:
             return dp_event.SelfComposedDpEvent(
                 dp_event.PoissonSampledDpEvent(rate, dp_event.GaussianDpEvent(z)), steps)
-        z = calibrate_noise_multiplier(whole, target_epsilon=config.epsilon, delta=config.delta)
+        with quiet_absl():
+            z = calibrate_noise_multiplier(whole, target_epsilon=config.epsilon, delta=config.delta)
         event = PoissonSampler(train.size, rate, generator=torch.Generator()).step_event(z)
         noise_std = z * config.max_grad_norm
         ledger = Ledger(PrivacyUnit.NODE, delta=config.delta)
@@ -89,9 +90,10 @@ def run(config: MLPConfig, data: Data, *, seed: int, method: str = "dp-mlp", pro
         accuracy = evaluate(model, x, y, split, config)
     privacy = None
     if private:
-        privacy = ledger.report(target_epsilon=config.epsilon, notes=[(
-            "node-level add/remove: a node's features and label reach only its own training row; the "
-            "model uses no edges")])
+        with quiet_absl():
+            privacy = ledger.report(target_epsilon=config.epsilon, notes=[(
+                "node-level add/remove: a node's features and label reach only its own training row; the "
+                "model uses no edges")])
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics={"accuracy": accuracy}, privacy=privacy,
                   timings=timer.finish(), info=info)

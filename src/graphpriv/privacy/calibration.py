@@ -6,7 +6,9 @@ Wraps ``dp_accounting.calibrate_dp_mechanism`` (bisection that never overspends)
 
 from __future__ import annotations
 
-from typing import Callable
+import contextlib
+import logging
+from collections.abc import Callable
 
 from dp_accounting import dp_event, mechanism_calibration
 from dp_accounting.privacy_accountant import NeighboringRelation
@@ -66,3 +68,16 @@ def calibrate_noise_multiplier(
             fresh, make_event, target_epsilon, delta, bracket_interval=bracket, tol=tol
         )
     )
+
+
+@contextlib.contextmanager
+def quiet_absl():
+    """dp-accounting logs a warning for each fractional RDP order it drops at small noise (large
+    paper-mode budgets); those orders are excluded correctly, the log only floods the output."""
+    logger = logging.getLogger("absl")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)

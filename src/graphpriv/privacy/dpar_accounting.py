@@ -29,8 +29,6 @@ with the column clip r); the total multiplied by q' linearly.
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import math
 from dataclasses import dataclass, field
 
@@ -43,7 +41,7 @@ from graphpriv.privacy.analysis.top_k import (
     compose_approx_dp,
     one_shot_top_k_epsilon,
 )
-from graphpriv.privacy.calibration import calibrate_noise_multiplier
+from graphpriv.privacy.calibration import calibrate_noise_multiplier, quiet_absl
 from graphpriv.privacy.events import BinomialGroupGaussianDpEvent
 
 __all__ = [
@@ -62,19 +60,6 @@ __all__ = [
     "sgd_event",
     "sgd_noise",
 ]
-
-
-@contextlib.contextmanager
-def quiet_absl():
-    """dp-accounting logs a warning for each fractional RDP order it drops at small noise (large
-    paper-mode budgets); those orders are excluded correctly, the log only floods the output."""
-    logger = logging.getLogger("absl")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
 
 
 @dataclass(frozen=True)

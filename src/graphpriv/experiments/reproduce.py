@@ -1,0 +1,86 @@
+"""``graphpriv reproduce TABLE``: a paper table's grid on Dask, written beside the paper's numbers.
+
+The named grids are :data:`graphpriv.experiments.tables.TABLES` (for example ``dplp-table2``,
+``dplp-rank-table1``, ``ppgsl-tradeoff``, ``privdpr-lp``, ``dpar-table1``). Every cell runs as a
+sweep run (:func:`graphpriv.experiments.sweep.run_runs`: stored runs are reused, each finished run
+is committed at once), then the table is rendered from the store into
+``docs/reproduction/<table>.md`` and into a generated block of ``docs/reproduction.md``.
+
+``--quick`` is the smoke version: one seed, the table's first dataset, at most 2 epochs where a
+method trains for epochs; it writes ``docs/reproduction/quick/<table>.md`` only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from graphpriv.errors import ConfigError
+from graphpriv.experiments.registry import method_spec
+from graphpriv.experiments.sweep import SweepRun, make_run, run_runs
+from graphpriv.experiments.tables import TABLES, TableSpec, run_table, to_markdown
+
+__all__ = ["QUICK", "quick_spec", "reproduce", "table_runs", "update_block"]
+
+#: Settings of the quick version, applied where a method has them.
+QUICK = {"epochs": 2}
+
+
+def quick_spec(spec: TableSpec) -> TableSpec:
+    """The table's first dataset, every row with :data:`QUICK` applied where the method has the key."""
+    rows = []
+    for row in spec.rows:
+        fields = method_spec(row.method).config_cls.model_fields
+        extra = {k: v for k, v in QUICK.items() if k in fields}
+        rows.append(replace(row, overrides={**row.overrides, **extra}))
+    return replace(spec, datasets=spec.datasets[:1], rows=tuple(rows))
+
+
+def table_runs(spec: TableSpec, seeds: int) -> list[SweepRun]:
+    """Every (row, dataset, seed) of the table as a validated sweep run."""
+    return [make_run(row.method, dataset, seed, row.settings(dataset))
+            for dataset in spec.datasets for row in spec.rows
+            for seed in range(min(seeds, row.max_seeds.get(dataset, seeds)))]
+
+
+def update_block(doc: Path, name: str, text: str) -> None:
+    """Replace the generated block of ``name`` in ``doc`` (append it at the end when absent)."""
+    begin, end = f"<!-- graphpriv reproduce {name}: generated, do not edit -->", f"<!-- end {name} -->"
+    block = f"{begin}\n{text.rstrip()}\n{end}"
+    current = doc.read_text() if doc.exists() else "# Reproduction\n"
+    pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.DOTALL)
+    if pattern.search(current):
+        updated = pattern.sub(lambda _: block, current)
+    else:
+        updated = current.rstrip() + "\n\n" + block + "\n"
+    doc.write_text(updated)
+
+
+def reproduce(name: str, *, seeds: int = 5, quick: bool = False, store: str | Path = "runs/results.sqlite",
+              workers: int = 2, scheduler: str | None = None, docs: Path = Path("docs"),
+              on_done: Callable | None = None) -> tuple[Path, dict[str, int]]:
+    """Run (or reuse) every cell of table ``name`` and write the Markdown table.
+
+    Returns:
+        ``(path of the written table, run counts)``.
+
+    Raises:
+        ConfigError: an unknown table name (the message lists them).
+    """
+    if name not in TABLES:
+        raise ConfigError(f"unknown table {name!r}; known tables: {', '.join(sorted(TABLES))}")
+    spec = TABLES[name]
+    if quick:
+        spec, seeds = quick_spec(spec), 1
+    counts = run_runs(table_runs(spec, seeds), store, workers=workers, scheduler=scheduler, on_done=on_done)
+    cells = run_table(spec, seeds=seeds, store=Path(store), run=False)
+    command = f"graphpriv reproduce {name} --seeds {seeds}" + (" --quick" if quick else "")
+    text = to_markdown(spec, cells, seeds=seeds, command=command)
+    out = docs / "reproduction" / ("quick" if quick else "") / f"{name}.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    if not quick:
+        update_block(docs / "reproduction.md", name, text)
+    return out, counts
