@@ -197,6 +197,7 @@ def reproduce(
     store: Path = typer.Option(Path("runs/results.sqlite"), help="SQLite results store (stored runs are reused)."),
     workers: int = typer.Option(2, "--workers", "-w", help="LocalCluster worker processes."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Address of a running Dask scheduler."),
+    from_store: bool = typer.Option(False, "--from-store", help="Run nothing: render the seeds stored so far."),
 ) -> None:
     """Run a paper table's grid on Dask and write ours beside the paper's numbers (docs/reproduction)."""
     from graphpriv.experiments.reproduce import reproduce as run_reproduce
@@ -206,7 +207,7 @@ def reproduce(
         with Progress(*columns, console=console) as bar:
             task = bar.add_task(table, total=None)
             out, counts = run_reproduce(table, seeds=seeds, quick=quick, store=store, workers=workers,
-                                        scheduler=scheduler,
+                                        scheduler=scheduler, run=not from_store,
                                         on_done=lambda run, status, done, total: bar.update(task, completed=done,
                                                                                              total=total))
     except GraphPrivError as exc:

@@ -36,10 +36,15 @@ def test_reproduce_runs_a_table_and_rewrites_its_block(tmp_path, graph_file, mon
     _, again = reproduce("toy", seeds=2, store=store, workers=1, docs=docs)
     assert again["skipped"] == 4 and again["ok"] == 0
     assert (docs / "reproduction.md").read_text().count("graphpriv reproduce toy: generated") == 1
+    rendered, nothing = reproduce("toy", seeds=3, store=store, docs=docs, run=False)
+    assert nothing["ok"] == 0 and "--from-store" in rendered.read_text() and "| 2 |" in rendered.read_text()
     quick, _ = reproduce("toy", quick=True, store=store, workers=1, docs=docs)
     assert quick.parent.name == "quick" and "--quick" in quick.read_text()
     with pytest.raises(ConfigError, match="unknown table"):
         reproduce("no-such-table", store=store, docs=docs)
+    from graphpriv.experiments.reproduce import ALIASES
+
+    assert all(target in tables.TABLES for target in ALIASES.values())
 
 
 def test_update_block_keeps_the_rest_of_the_document(tmp_path):

@@ -22,7 +22,12 @@ from graphpriv.experiments.registry import method_spec
 from graphpriv.experiments.sweep import SweepRun, make_run, run_runs
 from graphpriv.experiments.tables import TABLES, TableSpec, run_table, to_markdown
 
-__all__ = ["QUICK", "quick_spec", "reproduce", "table_runs", "update_block"]
+__all__ = ["ALIASES", "QUICK", "quick_spec", "reproduce", "table_runs", "update_block"]
+
+#: The papers' table names, as the issues call them, for graphpriv's grids.
+ALIASES = {"dplp-subgraph-table2": "dplp-table2", "dplp-subgraph-table3": "dplp-table3",
+           "dplp-subgraph-table4": "dplp-table4", "privdpr-table2": "privdpr-s", "privdpr-table3": "privdpr-d",
+           "privdpr-table4": "privdpr-lp", "privdpr-table5": "privdpr-lp", "privdpr-table6": "privdpr-lp"}
 
 #: Settings of the quick version, applied where a method has them.
 QUICK = {"epochs": 2}
@@ -60,8 +65,11 @@ def update_block(doc: Path, name: str, text: str) -> None:
 
 def reproduce(name: str, *, seeds: int = 5, quick: bool = False, store: str | Path = "runs/results.sqlite",
               workers: int = 2, scheduler: str | None = None, docs: Path = Path("docs"),
-              on_done: Callable | None = None) -> tuple[Path, dict[str, int]]:
+              on_done: Callable | None = None, run: bool = True) -> tuple[Path, dict[str, int]]:
     """Run (or reuse) every cell of table ``name`` and write the Markdown table.
+
+    With ``run=False`` nothing runs: the table shows the seeds stored so far (cells without any
+    left out).
 
     Returns:
         ``(path of the written table, run counts)``.
@@ -69,14 +77,19 @@ def reproduce(name: str, *, seeds: int = 5, quick: bool = False, store: str | Pa
     Raises:
         ConfigError: an unknown table name (the message lists them).
     """
+    name = ALIASES.get(name, name)
     if name not in TABLES:
-        raise ConfigError(f"unknown table {name!r}; known tables: {', '.join(sorted(TABLES))}")
+        raise ConfigError(f"unknown table {name!r}; known tables: {', '.join(sorted(TABLES))} "
+                          f"(aliases: {', '.join(sorted(ALIASES))})")
     spec = TABLES[name]
     if quick:
         spec, seeds = quick_spec(spec), 1
-    counts = run_runs(table_runs(spec, seeds), store, workers=workers, scheduler=scheduler, on_done=on_done)
+    runs = table_runs(spec, seeds)
+    counts = (run_runs(runs, store, workers=workers, scheduler=scheduler, on_done=on_done) if run
+              else {"total": len(runs), "skipped": 0, "ok": 0, "error": 0})
     cells = run_table(spec, seeds=seeds, store=Path(store), run=False)
-    command = f"graphpriv reproduce {name} --seeds {seeds}" + (" --quick" if quick else "")
+    command = (f"graphpriv reproduce {name} --seeds {seeds} --store {store}" + (" --quick" if quick else "")
+               + ("" if run else " --from-store"))
     text = to_markdown(spec, cells, seeds=seeds, command=command)
     out = docs / "reproduction" / ("quick" if quick else "") / f"{name}.md"
     out.parent.mkdir(parents=True, exist_ok=True)
