@@ -278,7 +278,7 @@ def accountant(
     steps: Optional[int] = typer.Option(None, help="Number of noisy steps."),
     epochs: Optional[float] = typer.Option(None, help="Alternative to --steps: steps = ceil(epochs N / m)."),
     delta: float = typer.Option(1e-5, help="Delta."),
-    group_size: int = typer.Option(1, "--group-size", "-K", help="Examples one unit changes (multi-term bound, wor)."),
+    group_size: int = typer.Option(1, "--group-size", "-K", help="Examples one unit changes (multi-term bound: hypergeometric for wor, binomial for poisson)."),
     accounting: str = typer.Option("rigorous", help="rigorous or paper (paper: DPLP's effective rate, wor only)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON for scripts."),
 ) -> None:

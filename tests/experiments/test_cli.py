@@ -36,7 +36,10 @@ def test_accountant_group_bound_and_errors():
     assert k21["epsilon"] != k1["epsilon"]
     bad = runner.invoke(app, ["accountant", "-z", "1", "-m", "10", "-n", "100", "--steps", "5", "--delta", "2"])
     assert bad.exit_code == 2 and "delta" in bad.output
-    bad = runner.invoke(app, ["accountant", "-z", "1", "-m", "10", "-n", "100", "--steps", "5", "-K", "3"])
+    poisson = runner.invoke(app, ["accountant", "-z", "1", "-m", "10", "-n", "100", "--steps", "5", "-K", "3",
+                                  "--json"])
+    assert poisson.exit_code == 0 and json.loads(poisson.output)["noise_std_per_unit_clip"] == 6  # 2 C K
+    bad = runner.invoke(app, ["accountant", "-z", "1", "-m", "10", "-n", "100", "--steps", "5", "-K", "0"])
     assert bad.exit_code == 2 and "group_size" in bad.output
     bad = runner.invoke(app, ["accountant", "--target-epsilon", "0", "-m", "10", "-n", "100", "--steps", "5"])
     assert bad.exit_code == 2 and "epsilon" in bad.output

@@ -30,8 +30,9 @@ class Sampling(str, enum.Enum):
 class DpSgdSetting(BaseModel):
     """One DP-SGD run as the accountant sees it.
 
-    Noise conventions: Poisson, std = z C (add/remove one example). Without replacement, std =
-    z 2C min(K, m): each of the K examples a unit touches moves by at most 2C.
+    Noise conventions: Poisson, std = z C (add/remove one example) or z 2C K (a unit changes K > 1
+    examples; binomial multi-term bound). Without replacement, std = z 2C min(K, m): each of the K
+    examples a unit touches moves by at most 2C.
     """
 
     sampling: Sampling
