@@ -57,6 +57,10 @@ reproduce: setup
 	$(BIN)/python -m graphpriv.experiments.tables privdpr-s --seeds 5 --workers 2 --store runs/privdpr.sqlite
 	$(BIN)/python -m graphpriv.experiments.tables privdpr-d --seeds 5 --workers 2 --store runs/privdpr.sqlite
 	$(BIN)/python -m graphpriv.experiments.tables privdpr-attacks --seeds 5 --workers 2 --store runs/privdpr.sqlite
+	for m in lp_auc err_tc; do $(BIN)/python -m graphpriv.experiments.plots --store runs/privdpr.sqlite \
+	  --datasets cora citeseer p2p_gnutella08 chicago --metric $$m --xlabel "epsilon (node-level, rigorous)" \
+	  --curve "PrivDPR, rigorous=privdpr:accounting=rigorous,edge_count=input,s=8.0,d=64,attacks=none" \
+	  --out docs/privdpr_$$m.png; done
 	$(BIN)/python -m graphpriv.experiments.plots --store runs/ppgsl.sqlite --methods ppgsl random-perturb dice \
 	  edgerand lapgraph --datasets cora citeseer polblogs lastfm_asia pubmed deezer_europe --tradeoff \
 	  --out docs/ppgsl_tradeoff.png
