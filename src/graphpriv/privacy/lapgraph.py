@@ -12,12 +12,12 @@ trained on the released graph are post-processing.
 
 from __future__ import annotations
 
-
 import numpy as np
 from dp_accounting import dp_event
 
 from graphpriv.data.graph import decode_pairs, pair_codes
 from graphpriv.privacy.accountant import check_epsilon
+from graphpriv.privacy.mechanisms import audit_test_noise_factor
 
 
 def _laplace(rng: np.random.Generator, scale: float, size) -> np.ndarray:
@@ -44,8 +44,9 @@ def lapgraph(pairs: np.ndarray, num_nodes: int, *, epsilon: float, rng: np.rando
     if not 0 < count_fraction < 1:
         raise ValueError(f"'count_fraction' must be in (0, 1) (got {count_fraction})")
     eps1, eps2 = count_fraction * epsilon, (1 - count_fraction) * epsilon
+    factor = audit_test_noise_factor()  # 1.0 except in the audit's broken-mechanism test
     num_pairs = num_nodes * (num_nodes - 1) // 2
-    target = int(np.clip(round(pairs.shape[1] + rng.laplace(0.0, 1.0 / eps1)), 1, num_pairs))
+    target = int(np.clip(round(pairs.shape[1] + rng.laplace(0.0, factor / eps1)), 1, num_pairs))
     edge_codes = np.sort(pair_codes(pairs, num_nodes))
     best_val = np.empty(0, np.float32)
     best_code = np.empty(0, np.int64)
@@ -55,7 +56,7 @@ def lapgraph(pairs: np.ndarray, num_nodes: int, *, epsilon: float, rng: np.rando
         first = rows * (2 * num_nodes - rows - 1) // 2  # code of (row, row + 1)
         lengths = num_nodes - 1 - rows
         codes = np.repeat(first, lengths) + (np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths))
-        values = _laplace(rng, 1.0 / eps2, codes.size)
+        values = _laplace(rng, factor / eps2, codes.size)
         lo, hi = np.searchsorted(edge_codes, [codes[0], codes[-1] + 1])
         values[edge_codes[lo:hi] - codes[0]] += 1.0
         best_val = np.concatenate([best_val, values])

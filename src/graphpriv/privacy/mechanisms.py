@@ -142,6 +142,16 @@ def non_edge_offsets(edge_offsets: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     return ranks + np.searchsorted(shifted, ranks, side="right")
 
 
+#: Test-only switch for the privacy audit (issue 10): every edge-level publishing mechanism
+#: multiplies its noise by this factor. Never set it outside :func:`graphpriv.testing.broken.broken_noise`.
+_AUDIT_TEST_NOISE_FACTOR = 1.0
+
+
+def audit_test_noise_factor() -> float:
+    """The test-only noise factor (1.0 unless a test broke the mechanisms on purpose)."""
+    return _AUDIT_TEST_NOISE_FACTOR
+
+
 def randomized_response_edges(
     edge_index: np.ndarray, num_nodes: int, *, epsilon: float, rng: np.random.Generator,
     block_entries: int = 1 << 24,
@@ -178,7 +188,7 @@ def randomized_response_edges(
     edge_index = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
     if edge_index.size and (edge_index.min() < 0 or edge_index.max() >= num_nodes):
         raise ValueError(f"edge ids must lie in [0, {num_nodes}) (got max {edge_index.max()})")
-    flip = 1.0 / (1.0 + math.exp(epsilon))
+    flip = audit_test_noise_factor() / (1.0 + math.exp(epsilon))
     edge_index = edge_index[:, edge_index[0] != edge_index[1]]
     codes = np.unique(pair_codes(edge_index, num_nodes))
     out = [codes[rng.random(codes.size) >= flip]]
@@ -191,5 +201,5 @@ def randomized_response_edges(
         if count:
             ranks = np.sort(rng.choice(free, size=count, replace=False))
             out.append(start + non_edge_offsets(codes[lo:hi] - start, ranks))
-    event = dp_event.RandomizedResponseDpEvent(noise_parameter=2 * flip, num_buckets=2)
+    event = dp_event.RandomizedResponseDpEvent(noise_parameter=2 / (1.0 + math.exp(epsilon)), num_buckets=2)
     return decode_pairs(np.concatenate(out), num_nodes), event

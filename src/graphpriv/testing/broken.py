@@ -1,0 +1,23 @@
+"""Deliberately broken mechanisms, for testing the privacy audit only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from graphpriv.privacy import mechanisms
+
+__all__ = ["broken_noise"]
+
+
+@contextmanager
+def broken_noise(factor: float) -> Iterator[None]:
+    """Within the block, every edge-level publishing mechanism (EdgeRand's flip probability,
+    LapGraph's Laplace scales) uses ``factor`` times its calibrated noise, while its accounting
+    still claims the calibrated guarantee: a privacy bug the audit must catch (issue 10)."""
+    previous = mechanisms._AUDIT_TEST_NOISE_FACTOR
+    mechanisms._AUDIT_TEST_NOISE_FACTOR = float(factor)
+    try:
+        yield
+    finally:
+        mechanisms._AUDIT_TEST_NOISE_FACTOR = previous
