@@ -64,6 +64,7 @@ reproduce: setup
 	$(BIN)/python -m graphpriv.experiments.plots --store runs/ppgsl.sqlite --methods ppgsl random-perturb dice \
 	  edgerand lapgraph --datasets cora citeseer polblogs lastfm_asia pubmed deezer_europe --tradeoff \
 	  --out docs/ppgsl_tradeoff.png
+	$(BIN)/python -m graphpriv.experiments.audit_table --datasets cora citeseer --canaries 5000 --seed 0
 	$(BIN)/python -m graphpriv.experiments.tables dpar-table1 --seeds 10 --workers 2 --store runs/dpar.sqlite
 	$(BIN)/python -m graphpriv.experiments.tables dpar-k --seeds 10 --workers 2 --store runs/dpar.sqlite
 	$(BIN)/python -m graphpriv.experiments.tables dpar-split --seeds 10 --workers 2 --store runs/dpar.sqlite

@@ -30,10 +30,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("docs/reproduction/audit.md"))
     args = parser.parse_args()
-    lines = [f"Command: `python -m graphpriv.experiments.audit_table --datasets {' '.join(args.datasets)} "
-             f"--canaries {args.canaries} --seed {args.seed}`", "",
-             "| release | dataset | claimed eps | lower bound, one run (95%) | lower bound, Clopper-Pearson (95%) | "
-             "point estimate | TPR / FPR | verdict |", "|---|---|---|---|---|---|---|---|"]
+    command = (f"python -m graphpriv.experiments.audit_table --datasets {' '.join(args.datasets)} "
+               f"--canaries {args.canaries} --seed {args.seed}")
+    header = ("| release | dataset | claimed eps | lower bound, one run (95%) | lower bound, Clopper-Pearson (95%) | "
+              "point estimate | TPR / FPR | verdict |")
+    lines = [f"Command: `{command}`", "", header, "|---|---|---|---|---|---|---|---|"]
     for dataset in args.datasets:
         data = load(dataset)
         for label, method, epsilon, ratio, factor in GRID:
