@@ -63,3 +63,17 @@ def test_bad_input(graph):
         audit_edge_release("dplp-ps", graph)
     with pytest.raises(ValueError):
         epsilon_lower_bound_one_run(11, 10)
+
+
+def test_one_run_p_value_with_delta():
+    from graphpriv.privacy.audit import one_run_p_value
+
+    pure = one_run_p_value(1000, 1000, 800, 1.0)
+    assert pure == pytest.approx(binom.sf(799, 1000, 1 / (1 + math.exp(-1.0))))
+    with_delta = one_run_p_value(1000, 1000, 800, 1.0, delta=1e-5)
+    assert with_delta > pure  # delta can only make a count more plausible
+    # abstaining guessers: r < m; delta's term scales with m
+    assert one_run_p_value(2000, 500, 400, 1.0, 1e-5) > one_run_p_value(1000, 500, 400, 1.0, 1e-5)
+    assert epsilon_lower_bound_one_run(800, 1000, delta=1e-4) < epsilon_lower_bound_one_run(800, 1000)
+    with pytest.raises(ValueError):
+        one_run_p_value(10, 20, 5, 1.0)

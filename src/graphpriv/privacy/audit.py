@@ -43,7 +43,7 @@ from graphpriv.privacy.events import PureDpEvent
 from graphpriv.privacy.units import PrivacyUnit
 
 __all__ = ["EDGE_AUDITABLE", "AuditReport", "audit_edge_release", "clopper_pearson", "epsilon_lower_bound_cp",
-           "epsilon_lower_bound_one_run"]
+           "epsilon_lower_bound_one_run", "one_run_p_value"]
 
 #: Edge-level releases the audit can run, and their kind.
 EDGE_AUDITABLE = ("edgerand", "lapgraph", "random-perturb")
@@ -107,9 +107,33 @@ def epsilon_lower_bound_cp(tp: int, fn: int, fp: int, tn: int, *, confidence: fl
     return max(bounds)
 
 
-def epsilon_lower_bound_one_run(correct: int, guesses: int, *, confidence: float = 0.95) -> float:
-    """The largest eps with P[Binomial(guesses, e^eps / (1 + e^eps)) >= correct] <= 1 - confidence
-    (Steinke, Nasr, Jagielski 2023, Thm. 3.1; 0 when even eps = 0 is not rejected).
+def one_run_p_value(canaries: int, guesses: int, correct: int, epsilon: float, delta: float = 0.0) -> float:
+    """P[at least ``correct`` right out of ``guesses``] under (epsilon, delta)-DP with ``canaries``
+    canaries each included with probability 1/2 (Steinke, Nasr, Jagielski 2023, Thm. 5.2):
+    beta + 2 m delta alpha, with beta = P[Binomial(r, q) >= v], q = e^eps / (1 + e^eps) and
+    alpha = max_{1 <= i <= v} P[v > Binomial(r, q) >= v - i] / i (pure DP: beta).
+
+    Raises:
+        ValueError: not 0 <= correct <= guesses <= canaries, epsilon < 0 or delta outside [0, 1].
+    """
+    if not 0 <= correct <= guesses <= canaries or epsilon < 0 or not 0 <= delta <= 1:
+        raise ValueError(f"need 0 <= correct <= guesses <= canaries, epsilon >= 0, delta in [0, 1] "
+                         f"(got {correct}, {guesses}, {canaries}, {epsilon}, {delta})")
+    q = 1 / (1 + math.exp(-epsilon))
+    beta_tail = float(binom.sf(correct - 1, guesses, q))
+    if delta == 0 or correct == 0:
+        return min(beta_tail, 1.0)
+    i = np.arange(1, correct + 1)
+    window = np.cumsum(binom.pmf(correct - i, guesses, q))  # P[v > X >= v - i]
+    alpha = float((window / i).max())
+    return min(beta_tail + 2 * canaries * delta * alpha, 1.0)
+
+
+def epsilon_lower_bound_one_run(correct: int, guesses: int, *, confidence: float = 0.95, canaries: int | None = None,
+                                delta: float = 0.0) -> float:
+    """The largest eps whose p-value (:func:`one_run_p_value`) at the observed count is still
+    <= 1 - confidence: eps-DP (or (eps, delta)-DP) is rejected at that level for every smaller eps
+    (0 when even eps = 0 is not rejected).
 
     Raises:
         ValueError: correct outside [0, guesses].
@@ -117,16 +141,16 @@ def epsilon_lower_bound_one_run(correct: int, guesses: int, *, confidence: float
     if guesses < 1 or not 0 <= correct <= guesses:
         raise ValueError(f"need 0 <= correct <= guesses and guesses >= 1 (got {correct}, {guesses})")
     alpha = 1 - confidence
+    m = guesses if canaries is None else canaries
 
-    def tail(eps: float) -> float:
-        p = 1 / (1 + math.exp(-eps))
-        return float(binom.sf(correct - 1, guesses, p))  # P[X >= correct]
+    def p_value(eps: float) -> float:
+        return one_run_p_value(m, guesses, correct, eps, delta)
 
-    if tail(0.0) > alpha:
+    if p_value(0.0) > alpha:
         return 0.0
-    if tail(50.0) <= alpha:
+    if p_value(50.0) <= alpha:
         return 50.0
-    return brentq(lambda e: tail(e) - alpha, 0.0, 50.0, xtol=1e-6)
+    return brentq(lambda e: p_value(e) - alpha, 0.0, 50.0, xtol=1e-6)
 
 
 def _pure_epsilon(events: list[dp_event.DpEvent]) -> float:
@@ -206,7 +230,8 @@ def audit_edge_release(method: str, data: Data, *, epsilon: float = 1.0, canarie
     # at half the error level so that taking the better one keeps the 95% (a union bound)
     split = 1 - (1 - confidence) / 2
     lower = max(epsilon_lower_bound_one_run(correct, canary_pairs.shape[1], confidence=split),
-                epsilon_lower_bound_one_run(tp, tp + fp, confidence=split) if tp + fp else 0.0)
+                epsilon_lower_bound_one_run(tp, tp + fp, confidence=split, canaries=canary_pairs.shape[1])
+                if tp + fp else 0.0)
     lower_cp = epsilon_lower_bound_cp(tp, fn, fp, tn, confidence=confidence)
     return AuditReport(method=method, dataset=str(getattr(data, "name", "graph")), unit="edge",
                        claimed_epsilon=claimed, accounting=accounting, attack="canary present in the release",
