@@ -77,3 +77,17 @@ def test_one_run_p_value_with_delta():
     assert epsilon_lower_bound_one_run(800, 1000, delta=1e-4) < epsilon_lower_bound_one_run(800, 1000)
     with pytest.raises(ValueError):
         one_run_p_value(10, 20, 5, 1.0)
+
+
+def test_node_level_dp_mlp_audit_passes_and_catches_broken_noise():
+    from graphpriv.privacy.audit import audit_dp_mlp
+    from graphpriv.testing.graphs import labelled_sbm
+
+    data = labelled_sbm(300, 3, num_features=600, seed=0)
+    data.x = (data.x > 1.5).float()  # sparse binary features, like bag-of-words
+    kwargs = {"epsilon": 1.0, "canaries": 100, "epochs": 60, "guesses": 40}
+    correct = audit_dp_mlp(data, **kwargs)
+    assert correct.unit == "node" and correct.passed and correct.epsilon_lower_bound <= correct.claimed_epsilon
+    with broken_noise(0.01):
+        broken = audit_dp_mlp(data, **kwargs)
+    assert not broken.passed and broken.epsilon_lower_bound > broken.claimed_epsilon

@@ -54,6 +54,31 @@ def steps_and_rate(num_rows: int, epochs: int, batch_size: int) -> tuple[int, fl
     return epochs * math.ceil(num_rows / batch_size), min(1.0, batch_size / num_rows)
 
 
+def calibrated_noise(config: MLPConfig, num_rows: int) -> tuple[float, int, float, float]:
+    """(noise multiplier z, steps, sampling rate, accounted epsilon) of dp-mlp on ``num_rows``
+    training nodes: Poisson DP-SGD calibrated by the RDP accountant to ``config.epsilon``."""
+    steps, rate = steps_and_rate(num_rows, config.epochs, config.batch_size)
+    check_delta(config.delta)
+
+    def whole(z: float) -> dp_event.DpEvent:
+        return dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(rate, dp_event.GaussianDpEvent(z)), steps)
+    with quiet_absl():
+        z = calibrate_noise_multiplier(whole, target_epsilon=config.epsilon, delta=config.delta)
+        ledger = Ledger(PrivacyUnit.NODE, delta=config.delta)
+        ledger.spend(PoissonSampler(num_rows, rate, generator=torch.Generator()).step_event(z), phase="dp-sgd",
+                     count=steps)
+        return z, steps, rate, ledger.epsilon()
+
+
+def calibrated_noise_epsilon(noise_multiplier: float, steps: int, rate: float, num_rows: int, delta: float) -> float:
+    """The accountant's epsilon at ``delta`` of dp-mlp's DP-SGD with this noise and schedule."""
+    with quiet_absl():
+        ledger = Ledger(PrivacyUnit.NODE, delta=delta)
+        ledger.spend(PoissonSampler(num_rows, rate, generator=torch.Generator()).step_event(noise_multiplier),
+                     phase="dp-sgd", count=steps)
+        return ledger.epsilon()
+
+
 def run(config: MLPConfig, data: Data, *, seed: int, method: str = "dp-mlp", progress: Progress = no_progress) -> Result:
     """One run; metrics ``accuracy`` on the test nodes; privacy report for ``dp-mlp``.
 
