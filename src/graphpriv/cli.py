@@ -234,10 +234,11 @@ def report(
 
 @app.command()
 def audit(
-    method: str = typer.Argument(..., help="Edge-level release to audit: edgerand, lapgraph, random-perturb."),
+    method: str = typer.Argument(..., help="edgerand, lapgraph, random-perturb (edge level) or dp-mlp (node level)."),
     dataset: str = typer.Option(..., "--dataset", "-d", help="Registry id or graph file."),
     epsilon: float = typer.Option(1.0, help="Target epsilon of the private method."),
-    canaries: int = typer.Option(5000, help="Canary non-edges, each inserted with probability 1/2."),
+    canaries: int = typer.Option(5000, help="Canaries (non-edges, or nodes for dp-mlp), each inserted w.p. 1/2."),
+    epochs: int = typer.Option(200, help="dp-mlp only: training epochs."),
     seed: int = typer.Option(0, help="Seed of canaries, coins and noise."),
     ratio: float = typer.Option(0.0, help="random-perturb only: share of edges rewired (0 publishes the input)."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
@@ -245,13 +246,17 @@ def audit(
 ) -> None:
     """Audit a release with canaries: an empirical 95% lower bound on epsilon against the claimed one."""
     from graphpriv.data import load
-    from graphpriv.privacy.audit import audit_edge_release
+    from graphpriv.privacy.audit import audit_dp_mlp, audit_edge_release
     from graphpriv.testing.broken import broken_noise
 
     try:
         data = load(dataset)
         with broken_noise(test_noise_factor):
-            report = audit_edge_release(method, data, epsilon=epsilon, canaries=canaries, seed=seed, ratio=ratio)
+            if method == "dp-mlp":
+                report = audit_dp_mlp(data, epsilon=epsilon, canaries=canaries, seed=seed, epochs=epochs)
+            else:
+                report = audit_edge_release(method, data, epsilon=epsilon, canaries=canaries, seed=seed,
+                                            ratio=ratio)
     except GraphPrivError as exc:
         _fail(exc)
     if as_json:

@@ -91,3 +91,21 @@ def test_node_level_dp_mlp_audit_passes_and_catches_broken_noise():
     with broken_noise(0.01):
         broken = audit_dp_mlp(data, **kwargs)
     assert not broken.passed and broken.epsilon_lower_bound > broken.claimed_epsilon
+
+
+def test_audit_cli_exit_codes(tmp_path):
+    import numpy as np
+    from typer.testing import CliRunner
+
+    from graphpriv.cli import app
+
+    graph = random_graph(300, 0.03, seed=4)
+    ei = graph.edge_index.numpy()
+    path = tmp_path / "g.csv"
+    np.savetxt(path, ei[:, ei[0] < ei[1]].T, fmt="%d", delimiter=",", header="src,dst")
+    runner = CliRunner()
+    ok = runner.invoke(app, ["audit", "edgerand", "-d", str(path), "--epsilon", "1", "--canaries", "2000", "--json"])
+    assert ok.exit_code == 0 and '"passed": true' in ok.output
+    broken = runner.invoke(app, ["audit", "edgerand", "-d", str(path), "--epsilon", "1", "--canaries", "2000",
+                                 "--test-noise-factor", "0.01"])
+    assert broken.exit_code == 1 and "FAILED" in broken.output
