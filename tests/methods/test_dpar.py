@@ -80,3 +80,8 @@ def test_bad_input(sbm):
         make_config("dpar-em0", {"theta": 3})
     with pytest.raises(ValueError, match="delta / q'"):
         _run("dpar-gm", sbm, delta=0.5, node_rate=0.5)
+
+
+def test_private_false_uses_exact_rows_without_noise(sbm):
+    result = _run("dpar-gm", sbm, private=False, node_rate=0.5, seeds=20, epochs=20)
+    assert result.privacy is None and "gm_noise_std" not in result.info and "sgd_noise_std" not in result.info

@@ -51,7 +51,7 @@ from graphpriv.propagation.dp_appr import (
     rows_per_node,
 )
 
-__all__ = ["DPARConfig", "run", "train_rows"]
+__all__ = ["DPARConfig", "evaluate", "run", "steps_and_rate", "train_rows"]
 
 Appr = Literal["em0", "em1", "gm", "exact"]
 _METHOD_APPR = {"dpar-em0": "em0", "dpar-em1": "em1", "dpar-gm": "gm", "dpar-nodp": "exact"}
@@ -128,7 +128,7 @@ def run(config: DPARConfig, data: Data, *, seed: int, method: str = "dpar-gm",
     with timer.phase("appr"):
         p, iterations = appr_ista(adj, seeds, alpha=config.alpha, rho=config.rho, tol=config.tol)
         info["ista_iterations"] = iterations
-        rows, appr_info = _dp_rows(p, appr_kind, config, budget, rng)
+        rows, appr_info = _dp_rows(p, appr_kind if private else "exact", config, budget, rng)
         info.update(appr_info)
         pi = sp.identity(sample.size, format="lil")
         pi[seeds] = rows
@@ -138,8 +138,7 @@ def run(config: DPARConfig, data: Data, *, seed: int, method: str = "dpar-gm",
         pi = column_clip(pi, config.r)
         group = rows_per_node(pi)
         info["rows_per_node"] = group
-    steps = config.epochs * math.ceil(sample.size / config.batch_size)
-    rate = min(1.0, config.batch_size / sample.size)
+    steps, rate = steps_and_rate(sample.size, config.epochs, config.batch_size)
     ledger = None
     noise = None
     if private:
@@ -166,6 +165,11 @@ def run(config: DPARConfig, data: Data, *, seed: int, method: str = "dpar-gm",
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics=metrics, privacy=privacy,
                   timings=timer.finish(), info=info)
+
+
+def steps_and_rate(num_rows: int, epochs: int, batch_size: int) -> tuple[int, float]:
+    """(epochs x ceil(n / B), B / n): the DP-SGD schedule of DPAR and its baselines."""
+    return epochs * math.ceil(num_rows / batch_size), min(1.0, batch_size / num_rows)
 
 
 def _dp_rows(p: np.ndarray, kind: str, config: DPARConfig, budget, rng) -> tuple[sp.csr_matrix, dict]:

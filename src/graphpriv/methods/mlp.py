@@ -10,7 +10,6 @@ RDP of ``PoissonSampledDpEvent(q, GaussianDpEvent(z))`` composed over the steps.
 
 from __future__ import annotations
 
-import math
 from typing import Literal
 
 import scipy.sparse as sp
@@ -22,7 +21,7 @@ from torch_geometric.data import Data
 from graphpriv.data.splits import node_split
 from graphpriv.errors import DatasetError
 from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
-from graphpriv.methods.dpar import evaluate, train_rows
+from graphpriv.methods.dpar import evaluate, steps_and_rate, train_rows
 from graphpriv.privacy.accountant import Ledger, check_delta
 from graphpriv.privacy.calibration import calibrate_noise_multiplier, quiet_absl
 from graphpriv.privacy.sampling import PoissonSampler
@@ -47,11 +46,6 @@ class MLPConfig(MethodConfig):
     test_ratio: float = Field(0.2, gt=0, lt=1)
     prop_steps: Literal[0] = Field(0, description="no propagation: features only")
     alpha: float = Field(0.25, gt=0, lt=1, description="unused (no propagation); kept for evaluate()")
-
-
-def steps_and_rate(num_rows: int, epochs: int, batch_size: int) -> tuple[int, float]:
-    """(epochs x ceil(n / B), B / n): the DP-SGD schedule of DPAR and its baselines."""
-    return epochs * math.ceil(num_rows / batch_size), min(1.0, batch_size / num_rows)
 
 
 def calibrated_noise(config: MLPConfig, num_rows: int) -> tuple[float, int, float, float]:
