@@ -30,7 +30,7 @@ with the column clip r); the total multiplied by q' linearly.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from dp_accounting import dp_event
 from scipy.optimize import brentq
@@ -75,7 +75,6 @@ class DparPhaseBudget:
     appr_delta: float
     sgd_epsilon: float
     sgd_delta: float
-    notes: list[str] = field(default_factory=list)
 
 
 def inner_budget(epsilon: float, delta: float, *, node_rate: float, appr_share: float = 0.5,
