@@ -85,3 +85,13 @@ def test_bad_input(sbm):
 def test_private_false_uses_exact_rows_without_noise(sbm):
     result = _run("dpar-gm", sbm, private=False, node_rate=0.5, seeds=20, epochs=20)
     assert result.privacy is None and "gm_noise_std" not in result.info and "sgd_noise_std" not in result.info
+
+
+def test_unlabelled_nodes_are_left_out_of_training_and_scoring(sbm):
+    data = sbm.clone()
+    data.y = data.y.clone()
+    data.y[::7] = -1  # e.g. CiteSeer's unlabelled nodes
+    for method in ("dpar-gm", "dp-mlp", "mlp"):
+        result = _run(method, data, epsilon=4.0, node_rate=0.5, seeds=20) if method == "dpar-gm" else \
+            _run(method, data, epsilon=4.0)
+        assert 0 <= result.metrics["accuracy"] <= 1

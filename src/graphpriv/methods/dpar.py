@@ -111,7 +111,7 @@ def run(config: DPARConfig, data: Data, *, seed: int, method: str = "dpar-gm",
     num_classes = int(y.max()) + 1
     with timer.phase("split"):
         split = node_split(data, train_ratio=1 - config.test_ratio, seed=seed, inductive=True)
-        train = split.train_idx
+        train = split.train_idx[y.numpy()[split.train_idx] >= 0]  # unlabelled nodes (label -1) left out
         sample = train[rng.random(train.size) < config.node_rate] if config.node_rate < 1 else train
         if sample.size < 2:
             raise DatasetError(f"the q' = {config.node_rate} sample kept {sample.size} training nodes")
@@ -256,8 +256,9 @@ def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_class
 
 
 def evaluate(model: DecoupledModel, x: torch.Tensor, y: torch.Tensor, split, config) -> float:
-    """Test accuracy: f_theta on the test nodes' features, ``config.prop_steps`` propagation steps on
-    the test-node graph (the inductive split's edges inside the test part)."""
+    """Test accuracy over the labelled test nodes: f_theta on the test nodes' features,
+    ``config.prop_steps`` propagation steps on the test-node graph (the inductive split's edges
+    inside the test part)."""
     test = split.test_idx
     local = np.full(int(x.shape[0]), -1)
     local[test] = np.arange(test.size)
@@ -268,7 +269,8 @@ def evaluate(model: DecoupledModel, x: torch.Tensor, y: torch.Tensor, split, con
         h = model.mlp(x[test])
         if config.prop_steps:
             h = propagate(h, edge_index, test.size, alpha=config.alpha, steps=config.prop_steps)
-    return float((h.argmax(1) == y[test]).float().mean())
+    labelled = y[test] >= 0  # unlabelled test nodes (label -1) take part in propagation, not in the score
+    return float((h.argmax(1) == y[test])[labelled].float().mean())
 
 
 def _report(config: DPARConfig, budget, appr_info: dict, noise, ledger: Ledger, *, rate: float, steps: int,

@@ -86,7 +86,7 @@ def run(config: MLPConfig, data: Data, *, seed: int, method: str = "dp-mlp", pro
     x = torch.as_tensor(data.x, dtype=torch.float32)
     y = torch.as_tensor(data.y, dtype=torch.long)
     split = node_split(data, train_ratio=1 - config.test_ratio, seed=seed, inductive=True)
-    train = split.train_idx
+    train = split.train_idx[y.numpy()[split.train_idx] >= 0]  # unlabelled nodes (label -1) left out
     steps, rate = steps_and_rate(train.size, config.epochs, config.batch_size)
     noise_std, ledger, event, info = None, None, None, {"train_nodes": int(train.size), "steps": steps}
     if private:

@@ -287,6 +287,7 @@ def audit_dp_mlp(data: Data, *, epsilon: float = 1.0, canaries: int = 500, seed:
     x, y = torch.as_tensor(data.x, dtype=torch.float32), torch.as_tensor(data.y, dtype=torch.long)
     num_classes = int(y.max()) + 1
     train = node_split(data, train_ratio=1 - config.test_ratio, seed=seed, inductive=True).train_idx
+    train = train[y.numpy()[train] >= 0]
     active = max(1, round(float((x[train] > 0).sum(1).float().mean())))
     canary_x = torch.zeros(canaries, x.shape[1])
     for i in range(canaries):
