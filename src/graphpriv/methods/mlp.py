@@ -58,10 +58,7 @@ def calibrated_noise(config: MLPConfig, num_rows: int) -> tuple[float, int, floa
         return dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(rate, dp_event.GaussianDpEvent(z)), steps)
     with quiet_absl():
         z = calibrate_noise_multiplier(whole, target_epsilon=config.epsilon, delta=config.delta)
-        ledger = Ledger(PrivacyUnit.NODE, delta=config.delta)
-        ledger.spend(PoissonSampler(num_rows, rate, generator=torch.Generator()).step_event(z), phase="dp-sgd",
-                     count=steps)
-        return z, steps, rate, ledger.epsilon()
+    return z, steps, rate, calibrated_noise_epsilon(z, steps, rate, num_rows, config.delta)
 
 
 def calibrated_noise_epsilon(noise_multiplier: float, steps: int, rate: float, num_rows: int, delta: float) -> float:
@@ -90,12 +87,7 @@ def run(config: MLPConfig, data: Data, *, seed: int, method: str = "dp-mlp", pro
     steps, rate = steps_and_rate(train.size, config.epochs, config.batch_size)
     noise_std, ledger, event, info = None, None, None, {"train_nodes": int(train.size), "steps": steps}
     if private:
-        check_delta(config.delta)
-        def whole(z: float) -> dp_event.DpEvent:
-            return dp_event.SelfComposedDpEvent(
-                dp_event.PoissonSampledDpEvent(rate, dp_event.GaussianDpEvent(z)), steps)
-        with quiet_absl():
-            z = calibrate_noise_multiplier(whole, target_epsilon=config.epsilon, delta=config.delta)
+        z, _, _, _ = calibrated_noise(config, train.size)
         event = PoissonSampler(train.size, rate, generator=torch.Generator()).step_event(z)
         noise_std = z * config.max_grad_norm
         ledger = Ledger(PrivacyUnit.NODE, delta=config.delta)

@@ -200,6 +200,13 @@ def sgd_event(noise_multiplier: float, *, sample_rate: float, group_size: int,
     return BinomialGroupGaussianDpEvent(noise_multiplier, sample_rate, group_size)
 
 
+def _sgd_sensitivity(max_grad_norm: float, group_size: int, r: float, accounting: str) -> float:
+    """r C (paper), else the Poisson sampler's: C for one row per node, 2 C m for m rows."""
+    if accounting == "paper":
+        return r * max_grad_norm
+    return max_grad_norm if group_size == 1 else 2.0 * max_grad_norm * group_size
+
+
 def sgd_noise(budget_epsilon: float, budget_delta: float, *, sample_rate: float, steps: int, group_size: int,
               max_grad_norm: float, r: float = 1.0, accounting: str = "rigorous") -> DparSgdNoise:
     """Calibrated DP-SGD noise for the phase budget.
@@ -218,18 +225,13 @@ def sgd_noise(budget_epsilon: float, budget_delta: float, *, sample_rate: float,
                                                       accounting=accounting), steps)
     with quiet_absl():
         z = calibrate_noise_multiplier(run, target_epsilon=budget_epsilon, delta=budget_delta)
-    if accounting == "paper":
-        return DparSgdNoise(z, r * max_grad_norm, group_size)
-    return DparSgdNoise(z, max_grad_norm if group_size == 1 else 2 * max_grad_norm * group_size, group_size)
+    return DparSgdNoise(z, _sgd_sensitivity(max_grad_norm, group_size, r, accounting), group_size)
 
 
 def sgd_epsilon(noise_std: float, *, max_grad_norm: float, sample_rate: float, steps: int, group_size: int,
                 delta: float, r: float = 1.0, accounting: str = "rigorous") -> float:
     """Epsilon of ``steps`` DP-SGD steps with noise std ``noise_std`` under either analysis."""
-    if accounting == "paper":
-        z = noise_std / (r * max_grad_norm)
-    else:
-        z = noise_std / (max_grad_norm if group_size == 1 else 2 * max_grad_norm * group_size)
+    z = noise_std / _sgd_sensitivity(max_grad_norm, group_size, r, accounting)
     event = sgd_event(z, sample_rate=sample_rate, group_size=group_size, accounting=accounting)
     with quiet_absl():
         return float(GraphRdpAccountant().compose(event, steps).get_epsilon(delta))

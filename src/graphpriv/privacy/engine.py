@@ -56,7 +56,7 @@ def clip_per_sample(grads: dict[str, Tensor], max_grad_norm: float) -> tuple[dic
         ``(clipped grads, same shapes; norms before clipping [B])``.
     """
     norms = per_sample_norms(grads)
-    factor = clip_factors(grads, max_grad_norm)
+    factor = _factors(norms, max_grad_norm)
     clipped = {n: g * factor.view(-1, *([1] * (g.dim() - 1))) for n, g in grads.items()}
     return clipped, norms
 
@@ -68,7 +68,11 @@ def per_sample_norms(grads: dict[str, Tensor]) -> Tensor:
 
 def clip_factors(grads: dict[str, Tensor], max_grad_norm: float) -> Tensor:
     """``[B]`` factors min(1, C / ||g_b||) that clip each example's gradient to ``max_grad_norm``."""
-    return (max_grad_norm / (per_sample_norms(grads) + 1e-6)).clamp(max=1.0)
+    return _factors(per_sample_norms(grads), max_grad_norm)
+
+
+def _factors(norms: Tensor, max_grad_norm: float) -> Tensor:
+    return (max_grad_norm / (norms + 1e-6)).clamp(max=1.0)
 
 
 def clipped_gradient_sum(model: nn.Module, loss_fn: LossFn, collate, indices: Tensor, max_grad_norm: float, *,
