@@ -48,6 +48,7 @@ __all__ = [
     "AuditReport",
     "audit_dp_mlp",
     "audit_edge_release",
+    "audit_from_scores",
     "clopper_pearson",
     "epsilon_lower_bound_cp",
     "epsilon_lower_bound_one_run",
@@ -251,6 +252,45 @@ def audit_edge_release(method: str, data: Data, *, epsilon: float = 1.0, canarie
                                "one release; the guess is 'inserted' iff the pair is in the release")])
 
 
+def audit_from_scores(scores: np.ndarray, inserted: np.ndarray, *, method: str, dataset: str, unit: str,
+                      claimed_epsilon: float, accounting: str, attack: str, guesses: int | None = None,
+                      confidence: float = 0.95, audit_delta: float = 0.0, notes: list[str] | None = None,
+                      ) -> AuditReport:
+    """Turn one run's canary scores into an :class:`AuditReport` (Steinke et al. 2023, Sec. 3 and 5).
+
+    The auditor guesses "inserted" for the ``guesses`` / 2 highest scores and "not inserted" for
+    the ``guesses`` / 2 lowest, abstaining on the rest (default ``guesses`` = m / 5, at least 2);
+    the one-run bound at (``confidence``, ``audit_delta``) gives the verdict, Clopper–Pearson the
+    second bound.
+
+    Args:
+        scores: ``[m]`` float, higher = more likely inserted. inserted: ``[m]`` bool, the coins.
+
+    Raises:
+        ValueError: shapes differ or fewer than 2 canaries.
+    """
+    scores, inserted = np.asarray(scores, dtype=np.float64), np.asarray(inserted, dtype=bool)
+    m = scores.size
+    if inserted.shape != scores.shape or m < 2:
+        raise ValueError(f"need as many coins as scores and at least 2 canaries (got {scores.shape}, {inserted.shape})")
+    k = min(m, max(2, guesses or m // 5)) // 2
+    order = np.argsort(-scores, kind="stable")
+    guess_in, guess_out = order[:k], order[-k:]
+    tp, fp = int(inserted[guess_in].sum()), int((~inserted[guess_in]).sum())
+    tn, fn = int((~inserted[guess_out]).sum()), int(inserted[guess_out].sum())
+    correct = tp + tn
+    lower = epsilon_lower_bound_one_run(correct, 2 * k, confidence=confidence, canaries=m, delta=audit_delta)
+    lower_cp = epsilon_lower_bound_cp(tp, fn, fp, tn, confidence=confidence)
+    tpr, fpr = tp / max(tp + fn, 1), fp / max(fp + tn, 1)
+    estimate = math.log(tpr / fpr) if tpr > 0 and fpr > 0 else (math.inf if tpr > 0 else 0.0)
+    return AuditReport(method=method, dataset=dataset, unit=unit, claimed_epsilon=claimed_epsilon,
+                       accounting=accounting, attack=attack, canaries=m, inserted=int(inserted.sum()),
+                       correct=correct, tpr=tpr, fpr=fpr, epsilon_estimate=max(0.0, estimate),
+                       epsilon_lower_bound=lower, epsilon_lower_bound_cp=lower_cp, confidence=confidence,
+                       passed=lower <= claimed_epsilon,
+                       notes=[f"{2 * k} guesses of {m} canaries"] + list(notes or []))
+
+
 def audit_dp_mlp(data: Data, *, epsilon: float = 1.0, canaries: int = 500, seed: int = 0, epochs: int = 200,
                  guesses: int | None = None, confidence: float = 0.95, audit_delta: float = 1e-5) -> AuditReport:
     """Node-level canary audit of ``dp-mlp`` (DP-SGD on node features, one row per node).
@@ -302,23 +342,9 @@ def audit_dp_mlp(data: Data, *, epsilon: float = 1.0, canaries: int = 500, seed:
                        steps=steps, sample_rate=rate, noise_std=z * config.max_grad_norm, seed=seed)
     with torch.no_grad():
         scores = -torch.nn.functional.cross_entropy(model.mlp(canary_x), canary_y, reduction="none").numpy()
-    k = max(2, (guesses or canaries // 5)) // 2
-    order = np.argsort(-scores)
-    guess_in, guess_out = order[:k], order[-k:]
-    tp, fp = int(inserted[guess_in].sum()), int((~inserted[guess_in]).sum())
-    tn, fn = int((~inserted[guess_out]).sum()), int(inserted[guess_out].sum())
-    correct = tp + tn
-    lower = epsilon_lower_bound_one_run(correct, 2 * k, confidence=confidence, canaries=canaries,
-                                        delta=audit_delta)
-    lower_cp = epsilon_lower_bound_cp(tp, fn, fp, tn, confidence=confidence)
-    tpr, fpr = tp / max(tp + fn, 1), fp / max(fp + tn, 1)
-    estimate = math.log(tpr / fpr) if tpr > 0 and fpr > 0 else (math.inf if tpr > 0 else 0.0)
-    return AuditReport(method="dp-mlp", dataset=str(getattr(data, "name", "graph")), unit="node",
-                       claimed_epsilon=ledger_epsilon,
-                       accounting=f"rigorous (RDP at delta = {audit_delta:g}; calibrated to eps {epsilon:g} at "
-                                  f"delta {config.delta:g})",
-                       attack="loss of the canary's label (lowest: inserted, highest: not)", canaries=canaries,
-                       inserted=int(inserted.sum()), correct=correct, tpr=tpr, fpr=fpr,
-                       epsilon_estimate=max(0.0, estimate), epsilon_lower_bound=lower,
-                       epsilon_lower_bound_cp=lower_cp, confidence=confidence, passed=lower <= ledger_epsilon,
-                       notes=[f"{2 * k} guesses of {canaries} canary nodes, one training run"])
+    return audit_from_scores(
+        scores, inserted, method="dp-mlp", dataset=str(getattr(data, "name", "graph")), unit="node",
+        claimed_epsilon=ledger_epsilon,
+        accounting=f"rigorous (RDP at delta = {audit_delta:g}; calibrated to eps {epsilon:g} at delta {config.delta:g})",
+        attack="loss of the canary's label (lowest: inserted, highest: not)", guesses=guesses,
+        confidence=confidence, audit_delta=audit_delta, notes=["canary nodes, one training run"])
