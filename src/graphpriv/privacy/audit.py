@@ -255,13 +255,18 @@ def audit_edge_release(method: str, data: Data, *, epsilon: float = 1.0, canarie
 def audit_from_scores(scores: np.ndarray, inserted: np.ndarray, *, method: str, dataset: str, unit: str,
                       claimed_epsilon: float, accounting: str, attack: str, guesses: int | None = None,
                       confidence: float = 0.95, audit_delta: float = 0.0, notes: list[str] | None = None,
-                      ) -> AuditReport:
+                      one_sided: bool = False, threshold: float | None = None) -> AuditReport:
     """Turn one run's canary scores into an :class:`AuditReport` (Steinke et al. 2023, Sec. 3 and 5).
 
     The auditor guesses "inserted" for the ``guesses`` / 2 highest scores and "not inserted" for
     the ``guesses`` / 2 lowest, abstaining on the rest (default ``guesses`` = m / 5, at least 2);
     the one-run bound at (``confidence``, ``audit_delta``) gives the verdict, Clopper–Pearson the
-    second bound.
+    second bound. ``one_sided``: "inserted" for the ``guesses`` highest scores only (default m / 5,
+    at least 1), abstaining on the rest (for mechanisms that use only some inserted canaries, e.g.
+    a node sample, so the low scores mix unused inserted canaries with absent ones); TPR, FPR and
+    Clopper–Pearson then count the abstentions as "not inserted". ``threshold``: guess on every
+    canary, "inserted" above it and "not inserted" below it (for scores whose two cases are
+    symmetric about a known value, e.g. the sign of a white-box gradient canary).
 
     Args:
         scores: ``[m]`` float, higher = more likely inserted. inserted: ``[m]`` bool, the coins.
@@ -273,13 +278,28 @@ def audit_from_scores(scores: np.ndarray, inserted: np.ndarray, *, method: str, 
     m = scores.size
     if inserted.shape != scores.shape or m < 2:
         raise ValueError(f"need as many coins as scores and at least 2 canaries (got {scores.shape}, {inserted.shape})")
-    k = min(m, max(2, guesses or m // 5)) // 2
     order = np.argsort(-scores, kind="stable")
-    guess_in, guess_out = order[:k], order[-k:]
-    tp, fp = int(inserted[guess_in].sum()), int((~inserted[guess_in]).sum())
-    tn, fn = int((~inserted[guess_out]).sum()), int(inserted[guess_out].sum())
-    correct = tp + tn
-    lower = epsilon_lower_bound_one_run(correct, 2 * k, confidence=confidence, canaries=m, delta=audit_delta)
+    if threshold is not None:
+        guess_in, guess_out = scores > threshold, scores < threshold
+        r = int(guess_in.sum() + guess_out.sum())
+        tp, fp = int((inserted & guess_in).sum()), int((~inserted & guess_in).sum())
+        tn, fn = int((~inserted & guess_out).sum()), int((inserted & guess_out).sum())
+        correct = tp + tn
+    elif one_sided:
+        r = min(m, max(1, guesses or m // 5))
+        guess_in = order[:r]
+        tp, fp = int(inserted[guess_in].sum()), int((~inserted[guess_in]).sum())
+        fn, tn = int(inserted.sum()) - tp, int((~inserted).sum()) - fp
+        correct = tp
+    else:
+        k = min(m, max(2, guesses or m // 5)) // 2
+        r = 2 * k
+        guess_in, guess_out = order[:k], order[-k:]
+        tp, fp = int(inserted[guess_in].sum()), int((~inserted[guess_in]).sum())
+        tn, fn = int((~inserted[guess_out]).sum()), int(inserted[guess_out].sum())
+        correct = tp + tn
+    lower = (epsilon_lower_bound_one_run(correct, r, confidence=confidence, canaries=m, delta=audit_delta)
+             if r else 0.0)
     lower_cp = epsilon_lower_bound_cp(tp, fn, fp, tn, confidence=confidence)
     tpr, fpr = tp / max(tp + fn, 1), fp / max(fp + tn, 1)
     estimate = math.log(tpr / fpr) if tpr > 0 and fpr > 0 else (math.inf if tpr > 0 else 0.0)
@@ -288,7 +308,8 @@ def audit_from_scores(scores: np.ndarray, inserted: np.ndarray, *, method: str, 
                        correct=correct, tpr=tpr, fpr=fpr, epsilon_estimate=max(0.0, estimate),
                        epsilon_lower_bound=lower, epsilon_lower_bound_cp=lower_cp, confidence=confidence,
                        passed=lower <= claimed_epsilon,
-                       notes=[f"{2 * k} guesses of {m} canaries"] + list(notes or []))
+                       notes=[f"{r} guesses{' (inserted only)' if one_sided else ''} of {m} canaries"]
+                       + list(notes or []))
 
 
 def audit_dp_mlp(data: Data, *, epsilon: float = 1.0, canaries: int = 500, seed: int = 0, epochs: int = 200,
