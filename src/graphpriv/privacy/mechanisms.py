@@ -142,8 +142,8 @@ def non_edge_offsets(edge_offsets: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     return ranks + np.searchsorted(shifted, ranks, side="right")
 
 
-#: Test-only switch for the privacy audit (issue 10): every edge-level publishing mechanism
-#: multiplies its noise by this factor. Never set it outside :func:`graphpriv.testing.broken.broken_noise`.
+#: Test-only switch for the privacy audit (issue 10): EdgeRand, LapGraph, the DP-SGD engines (DPLP's
+#: ``DPSGD``, DPAR's and dp-mlp's ``train_rows``) and PrivDPR multiply their noise by this factor. Never set it outside :func:`graphpriv.testing.broken.broken_noise`.
 _AUDIT_TEST_NOISE_FACTOR = 1.0
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 import scipy.sparse as sp
@@ -32,6 +33,7 @@ from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation
 
 from graphpriv.errors import ConfigError
+from graphpriv.privacy import mechanisms
 from graphpriv.privacy.accountant import GraphRdpAccountant, Ledger
 from graphpriv.privacy.calibration import calibrate_noise_multiplier
 from graphpriv.privacy.events import ApproxDpEvent
@@ -43,7 +45,7 @@ from graphpriv.synthesis.deep_pagerank import (
 )
 from graphpriv.synthesis.walks import walk_pairs
 
-__all__ = ["PrivDPRTraining", "paper_noise_multiplier", "train_embeddings"]
+__all__ = ["GradientCanary", "PrivDPRTraining", "paper_noise_multiplier", "train_embeddings"]
 
 
 def paper_noise_multiplier(epsilon: float, delta: float, iterations: int) -> float:
@@ -56,6 +58,24 @@ def paper_noise_multiplier(epsilon: float, delta: float, iterations: int) -> flo
         raise ConfigError(f"eps / T = {epsilon / iterations:.3g} >= 1: the classical Gaussian mechanism the paper "
                           "composes needs eps < 1 per step")
     return math.sqrt(2 * math.log(1.25 * iterations / delta)) / (epsilon / iterations)
+
+
+class GradientCanary(Protocol):
+    """Audit-only hook of :func:`train_embeddings` (:mod:`graphpriv.privacy.audit_privdpr`).
+
+    ``rows`` extra rows are appended to V after the N node rows. No walk visits them, so their true
+    gradient is 0 and they never enter f; they go through V's noise addition and Adam step like
+    every other row. In every step, ``add`` receives the ``[rows, r]`` view of the summed gradient
+    before the noise (to add the canaries' contributions in place) and ``observe`` the same view
+    after the noise (the released noisy sum, before the division by B); ``observe`` must copy what
+    it keeps. The returned V has the N node rows only.
+    """
+
+    rows: int
+
+    def add(self, grad: torch.Tensor) -> None: ...
+
+    def observe(self, noisy_grad: torch.Tensor) -> None: ...
 
 
 @dataclass
@@ -76,7 +96,7 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
                      accounting: str = "rigorous", s_grad: float = 5.0, epochs: int = 5, batch_nodes: int = 16,
                      num_walks: int = 2, walk_length: int = 16, r: int = 128, d: int = 64, s: float = 8.0,
                      lr: float = 1e-3, gamma: float = 0.85, adam_eps: float = 1e-8, seed: int = 0,
-                     progress=None) -> PrivDPRTraining:
+                     progress=None, canary: GradientCanary | None = None) -> PrivDPRTraining:
     """Algorithm 2, lines 1-12: train V (and the unreleased W) on ``adj``.
 
     Args:
@@ -87,6 +107,10 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
         num_walks, walk_length: R_wn, R_wl (B = b R_wn R_wl pairs at most per step).
         r, d, s, lr, gamma: model and optimiser (Adam for V and for W). adam_eps: Adam's epsilon
             (PyTorch's 1e-8; V's gradients are about 1e-14, so this decides whether V moves at all).
+        canary: the privacy audit's hook (:class:`GradientCanary`); None (default) trains as usual.
+
+    The noise std is 2 S_grad / T * z times :func:`graphpriv.privacy.mechanisms.audit_test_noise_factor`
+    (1 except inside the audit tests' ``broken_noise``, which breaks the noise but not the ledger).
 
     Returns:
         :class:`PrivDPRTraining` (V ``[N, r]`` float32).
@@ -109,10 +133,10 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
     if epsilon is not None:
         ledger, z, info = _account(epsilon, delta, accounting, iterations)
     sensitivity = 2.0 * s_grad / iterations  # replace-one: both sums have norm <= S_grad / T
-    std = None if z is None else sensitivity * z
+    std = None if z is None else sensitivity * z * mechanisms.audit_test_noise_factor()
 
     gen = torch.Generator().manual_seed(seed)
-    model = DeepPageRank(n, r=r, d=d, depth=depth, s=s, generator=gen)
+    model = DeepPageRank(n + (canary.rows if canary is not None else 0), r=r, d=d, depth=depth, s=s, generator=gen)
     opt_w = torch.optim.Adam(model.weights.parameters(), lr=lr, eps=adam_eps)
     opt_v = torch.optim.Adam([model.V], lr=lr, eps=adam_eps, fused=True)  # fused: one pass over N x r
     out_degree = torch.from_numpy(np.diff(adj.indptr).astype(np.float32))
@@ -136,8 +160,12 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
                 signal.append(float(model.V.grad.norm()))
             opt_w.step()  # W: no noise (never released; the bound holds for any W)
             grad = model.V.grad if model.V.grad is not None else torch.zeros_like(model.V)
+            if canary is not None:
+                canary.add(grad[n:])
             if std is not None:  # in place: the N x r noise is the step's largest cost
                 grad.add_(torch.empty_like(grad).normal_(0.0, std, generator=gen))
+            if canary is not None:
+                canary.observe(grad[n:])
             model.V.grad = grad.div_(batch_pairs)
             opt_v.step()
         losses.append(total / per_epoch)
@@ -148,7 +176,7 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
     info.update(train_loss=losses, gradient_norm_mean=float(np.mean(signal)) if signal else 0.0,
                 gradient_norm_max=float(np.max(signal)) if signal else 0.0, gradient_bound=s_grad / iterations,
                 noise_norm=noise_norm)
-    return PrivDPRTraining(V=model.V.detach().clone(), depth=depth, iterations=iterations, batch_pairs=batch_pairs,
+    return PrivDPRTraining(V=model.V.detach()[:n].clone(), depth=depth, iterations=iterations, batch_pairs=batch_pairs,
                            noise_multiplier=z, noise_std=std, ledger=ledger, info=info)
 
 

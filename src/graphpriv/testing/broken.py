@@ -12,10 +12,10 @@ __all__ = ["broken_noise"]
 
 @contextmanager
 def broken_noise(factor: float) -> Iterator[None]:
-    """Within the block, EdgeRand's flip probability, LapGraph's Laplace scales and the DP-SGD noise
-    of DPAR and dp-mlp (``methods.dpar.train_rows``) are ``factor`` times their calibrated values,
-    while the accounting still claims the calibrated guarantee: a privacy bug the audit must catch
-    (issue 10)."""
+    """Within the block, EdgeRand's flip probability, LapGraph's Laplace scales, the DP-SGD noise
+    of DPAR and dp-mlp (``methods.dpar.train_rows``) and PrivDPR's Gaussian noise on V's gradient
+    (``synthesis.privdpr.train_embeddings``) are ``factor`` times their calibrated values, while the
+    accounting still claims the calibrated guarantee: a privacy bug the audit must catch (issue 10)."""
     previous = mechanisms._AUDIT_TEST_NOISE_FACTOR
     mechanisms._AUDIT_TEST_NOISE_FACTOR = float(factor)
     try:
