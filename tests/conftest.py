@@ -19,3 +19,15 @@ def has_mirror() -> bool:
 
 
 needs_data = pytest.mark.skipif(not has_mirror(), reason="dataset mirror (GRAPHPRIV_DATA) not available")
+
+
+@pytest.fixture(scope="module")
+def one_thread():
+    """Small-tensor training loops (DP-SGD steps, PrivDPR steps): on a busy 2-core machine two
+    intra-op threads make them up to ~100x slower; opt in with ``pytestmark``."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

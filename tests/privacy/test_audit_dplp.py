@@ -11,7 +11,9 @@ from graphpriv.privacy.audit_dplp import audit_dplp, distance_two_non_edges
 from graphpriv.testing.broken import broken_noise
 from graphpriv.testing.graphs import random_graph
 
-FAST = dict(epochs=1, gradient_canaries=100, edge_canaries=60, batch_size=64)
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+FAST = {"epochs": 1, "gradient_canaries": 100, "edge_canaries": 60, "batch_size": 64}
 
 
 @pytest.fixture(scope="module")

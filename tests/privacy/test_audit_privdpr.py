@@ -14,16 +14,7 @@ from graphpriv.synthesis.privdpr import train_embeddings
 from graphpriv.testing.broken import broken_noise
 from graphpriv.testing.graphs import random_graph
 
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """PrivDPR's steps are small tensors: on a busy machine two intra-op threads make them ~100x slower."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 @pytest.fixture(scope="module")
