@@ -234,46 +234,49 @@ def report(
 
 @app.command()
 def audit(
-    method: str = typer.Argument(..., help="edgerand, lapgraph, random-perturb (edge level) or dp-mlp (node level)."),
+    method: str = typer.Argument(..., help="edgerand, lapgraph, random-perturb, dplp-ps, dplp-ns (edge level); "
+                                           "dp-mlp, dpar-em0/em1/gm/nodp, privdpr, dpr (node level)."),
     dataset: str = typer.Option(..., "--dataset", "-d", help="Registry id or graph file."),
     epsilon: float = typer.Option(1.0, help="Target epsilon of the private method."),
-    canaries: int = typer.Option(5000, help="Canaries (non-edges, or nodes for dp-mlp), each inserted w.p. 1/2."),
-    epochs: int = typer.Option(200, help="dp-mlp only: training epochs."),
+    canaries: int | None = typer.Option(None, help="Canaries, each inserted w.p. 1/2 (default: the audit's)."),
+    epochs: int | None = typer.Option(None, help="Training epochs of model audits (default: the audit's)."),
     seed: int = typer.Option(0, help="Seed of canaries, coins and noise."),
     ratio: float = typer.Option(0.0, help="random-perturb only: share of edges rewired (0 publishes the input)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    non_private: bool = typer.Option(False, "--non-private", help="Model audits: the same training without noise."),
+    attack: str | None = typer.Option(None, help="privdpr only: gradient, node-embedding or node-graph."),
+    as_json: bool = typer.Option(False, "--json", help="Print the reports as JSON."),
     test_noise_factor: float = typer.Option(1.0, hidden=True, help="TEST ONLY: scale the mechanism's noise."),
 ) -> None:
-    """Audit a release with canaries: an empirical 95% lower bound on epsilon against the claimed one."""
+    """Audit a release with canaries: an empirical lower bound on epsilon against the claimed one."""
     from graphpriv.data import load
-    from graphpriv.privacy.audit import audit_dp_mlp, audit_edge_release
+    from graphpriv.privacy.audits import run_audit
     from graphpriv.testing.broken import broken_noise
 
     try:
         data = load(dataset)
         with broken_noise(test_noise_factor):
-            if method == "dp-mlp":
-                report = audit_dp_mlp(data, epsilon=epsilon, canaries=canaries, seed=seed, epochs=epochs)
-            else:
-                report = audit_edge_release(method, data, epsilon=epsilon, canaries=canaries, seed=seed,
-                                            ratio=ratio)
+            reports = run_audit(method, data, epsilon=epsilon, canaries=canaries, seed=seed, epochs=epochs,
+                                ratio=ratio, private=not non_private, attack=attack)
     except GraphPrivError as exc:
         _fail(exc)
     if as_json:
-        print(report.model_dump_json(indent=2))
-    else:
-        table = Table(title=f"audit of {method} on {report.dataset} (seed {seed})", show_header=False)
+        print(json.dumps([r.model_dump(mode="json") for r in reports], indent=2))
+    for report in [] if as_json else reports:
+        level = f"{report.confidence:.1%}".replace(".0%", "%")
+        table = Table(title=f"audit of {report.method} on {report.dataset} (seed {seed})", show_header=False)
         table.add_row("claimed epsilon", f"{report.claimed_epsilon:.4g} ({report.accounting})")
-        table.add_row("empirical lower bound (one run, 95%)", f"{report.epsilon_lower_bound:.4g}")
-        table.add_row("Clopper-Pearson lower bound (95%)", f"{report.epsilon_lower_bound_cp:.4g}")
+        table.add_row(f"empirical lower bound (one run, {level})", f"{report.epsilon_lower_bound:.4g}")
+        table.add_row(f"Clopper-Pearson lower bound ({level})", f"{report.epsilon_lower_bound_cp:.4g}")
         table.add_row("point estimate", f"{report.epsilon_estimate:.4g}")
         table.add_row("attack", report.attack)
         table.add_row("canaries (inserted)", f"{report.canaries} ({report.inserted})")
         table.add_row("TPR / FPR", f"{report.tpr:.4f} / {report.fpr:.4f}")
+        for note in report.notes:
+            table.add_row("note", note)
         console.print(table)
         verdict = "[green]passed[/green]" if report.passed else "[bold red]FAILED[/bold red]"
         console.print(f"{verdict}: lower bound {report.epsilon_lower_bound:.4g} vs claimed {report.claimed_epsilon:.4g}")
-    if not report.passed:
+    if not all(r.passed for r in reports):
         raise typer.Exit(code=1)
 
 

@@ -109,3 +109,15 @@ def test_audit_cli_exit_codes(tmp_path):
     broken = runner.invoke(app, ["audit", "edgerand", "-d", str(path), "--epsilon", "1", "--canaries", "2000",
                                  "--test-noise-factor", "0.01"])
     assert broken.exit_code == 1 and "FAILED" in broken.output
+
+
+def test_run_audit_dispatch_names_what_is_audited(graph):
+    from graphpriv.privacy.audits import AUDITABLE, run_audit
+
+    assert {"edgerand", "lapgraph", "dplp-ps", "dplp-ns", "dp-mlp", "dpar-gm", "privdpr"} <= set(AUDITABLE)
+    with pytest.raises(ConfigError, match="no audit covers 'seal'.*dplp-ps"):
+        run_audit("seal", graph)
+    with pytest.raises(ConfigError, match="PrivDPR"):
+        run_audit("edgerand", graph, attack="gradient")
+    (report,) = run_audit("edgerand", graph, epsilon=2.0, canaries=500, seed=3)
+    assert report.canaries == 500 and report.claimed_epsilon == pytest.approx(2.0)
