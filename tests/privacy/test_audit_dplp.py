@@ -13,7 +13,7 @@ from graphpriv.testing.graphs import random_graph
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
-FAST = {"epochs": 1, "gradient_canaries": 100, "edge_canaries": 60, "batch_size": 64}
+FAST = {"epochs": 1, "gradient_canaries": 500, "edge_canaries": 60, "batch_size": 64}
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def test_correct_run_passes_broken_noise_is_caught_non_private_is_large(graph):
     correct = audit_dplp("dplp-ps", graph, epsilon=1.0, seed=1, **FAST)
     assert [r.attack.split(" ")[0] for r in correct] == ["gradient", "canary"]
     assert all(r.passed and r.claimed_epsilon == pytest.approx(1.0, rel=0.02) for r in correct)
-    assert correct[0].canaries == 100 and correct[1].canaries == 60
+    assert correct[0].canaries == 500 and correct[1].canaries == 60
     with broken_noise(0.01):
         broken = audit_dplp("dplp-ps", graph, epsilon=1.0, seed=1, **FAST)
     assert not broken[0].passed and broken[0].epsilon_lower_bound > 2 * broken[0].claimed_epsilon

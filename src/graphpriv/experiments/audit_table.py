@@ -1,15 +1,22 @@
-"""The audit results table of docs/privacy.md: every edge-level release, correct and broken.
+"""The audit results tables of docs/privacy.md: every audited method, correct, broken and without noise.
 
-    python -m graphpriv.experiments.audit_table --datasets cora citeseer --canaries 5000 --out docs/reproduction/audit.md
+    python -m graphpriv.experiments.audit_table --sections edge          # -> docs/reproduction/audit.md
+    python -m graphpriv.experiments.audit_table --sections dplp dpar privdpr
+
+Each section writes its own file under ``--out-dir`` (edge: audit.md, with the dp-mlp rows;
+dplp: audit-dplp.md; dpar: audit-dpar.md; privdpr: audit-privdpr.md), headed by the command that
+made it. "Noise 100x too small" is the test-only switch :func:`graphpriv.testing.broken.broken_noise`.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 from graphpriv.data import load
-from graphpriv.privacy.audit import audit_dp_mlp, audit_edge_release
+from graphpriv.privacy.audit import AuditReport, audit_dp_mlp, audit_edge_release
 from graphpriv.testing.broken import broken_noise
 
 #: (label, method, epsilon, ratio, noise factor)
@@ -31,20 +38,61 @@ NODE_GRID = (
     ("dp-mlp (node level), eps = 1, noise 100x too small (test-only switch)", 1.0, 0.01),
 )
 
+#: DP-SGD link predictors: (label, method, epsilon, private, noise factor)
+DPLP_GRID = (
+    *((f"{m}, eps = {e:g}", m, e, True, 1.0) for m in ("dplp-ps", "dplp-ns") for e in (1.0, 4.0, 8.0)),
+    *((f"{m}, eps = 1, noise 100x too small (test-only switch)", m, 1.0, True, 0.01) for m in ("dplp-ps", "dplp-ns")),
+    ("dplp-ps without noise (same clipped steps)", "dplp-ps", 1.0, False, 1.0),
+)
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--datasets", nargs="+", default=["cora", "citeseer"])
-    parser.add_argument("--canaries", type=int, default=5000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--node-datasets", nargs="*", default=["cora_ml"])
-    parser.add_argument("--node-canaries", type=int, default=500)
-    parser.add_argument("--node-epochs", type=int, default=50)
-    parser.add_argument("--out", type=Path, default=Path("docs/reproduction/audit.md"))
-    args = parser.parse_args()
-    command = (f"python -m graphpriv.experiments.audit_table --datasets {' '.join(args.datasets)} "
-               f"--canaries {args.canaries} --seed {args.seed} --node-datasets {' '.join(args.node_datasets)} "
-               f"--node-canaries {args.node_canaries} --node-epochs {args.node_epochs}")
+#: The rigorous one-row DPAR variant of docs/dpar.md (q' = 1, one row per node, 10% to DP-APPR).
+ONE_ROW = {"node_rate": 1.0, "max_rows": 1, "appr_share": 0.1}
+
+#: DPAR: (label, method, epsilon, DPARConfig overrides, noise factor)
+DPAR_GRID = (
+    *((f"{m}, paper settings (q' = 0.09), eps = {e:g}", m, e, {}, 1.0) for m in ("dpar-gm", "dpar-em0")
+      for e in (1.0, 8.0)),
+    *((f"dpar-gm, one row per node (q' = 1), eps = {e:g}", "dpar-gm", e, ONE_ROW, 1.0) for e in (1.0, 4.0, 8.0)),
+    ("dpar-gm, paper settings, eps = 1, noise 100x too small (test-only switch)", "dpar-gm", 1.0, {}, 0.01),
+    ("dpar-gm, one row per node, eps = 1, noise 100x too small (test-only switch)", "dpar-gm", 1.0, ONE_ROW, 0.01),
+    ("dpar-nodp, one row per node (no DP)", "dpar-nodp", 1.0, ONE_ROW, 1.0),
+)
+
+#: PrivDPR: (label, attack, epsilon, private, noise factor)
+PRIVDPR_GRID = (
+    *((f"privdpr, eps = {e:g}", "gradient", e, True, 1.0) for e in (1.0, 3.2, 8.0)),
+    ("privdpr, eps = 3.2, noise 100x too small (test-only switch)", "gradient", 3.2, True, 0.01),
+    ("dpr (no noise)", "gradient", 3.2, False, 1.0),
+    *((f"privdpr, eps = 3.2, {a}", a, 3.2, True, 1.0) for a in ("node-embedding", "node-graph")),
+    *((f"privdpr, eps = 3.2, {a}, noise 100x too small", a, 3.2, True, 0.01) for a in ("node-embedding", "node-graph")),
+    *((f"dpr (no noise), {a}", a, 3.2, False, 1.0) for a in ("node-embedding", "node-graph")),
+)
+
+HEADER = ("| release | dataset | attack | canaries | claimed eps | lower bound, one run | lower bound, Clopper-Pearson "
+          "| TPR / FPR | verdict |")
+
+
+def _row(label: str, dataset: str, r: AuditReport) -> str:
+    verdict = ("passed" if r.claimed_epsilon != float("inf") else "(no claim)") if r.passed else "**FAILED**"
+    level = f"{r.confidence:.1%}".replace(".0%", "%")
+    return (f"| {label} | {dataset} | {r.attack} | {r.canaries} | {r.claimed_epsilon:.4g} | "
+            f"{r.epsilon_lower_bound:.3f} ({level}) | {r.epsilon_lower_bound_cp:.3f} | {r.tpr:.4f} / {r.fpr:.4f} | "
+            f"{verdict} |")
+
+
+def _section(out: Path, command: str, cases: list[tuple[str, str, Callable[[], list[AuditReport]], float]]) -> None:
+    lines = [f"Command: `{command}`", "", HEADER, "|---|---|---|---|---|---|---|---|---|"]
+    for label, dataset, audit, factor in cases:
+        with broken_noise(factor):
+            reports = audit()
+        for r in reports:
+            lines.append(_row(label, dataset, r))
+            print(lines[-1], flush=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(lines) + "\n")
+
+
+def _edge_section(args: argparse.Namespace, command: str) -> None:
     header = ("| release | dataset | claimed eps | lower bound, one run (95%) | lower bound, Clopper-Pearson (95%) | "
               "point estimate | TPR / FPR | verdict |")
     lines = [f"Command: `{command}`", "", header, "|---|---|---|---|---|---|---|---|"]
@@ -70,8 +118,66 @@ def main() -> None:
                          f"{r.epsilon_lower_bound_cp:.3f} | {r.epsilon_estimate:.3f} | {r.tpr:.4f} / {r.fpr:.4f} | "
                          f"{verdict} |")
             print(lines[-1], flush=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n")
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    (args.out_dir / "audit.md").write_text("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sections", nargs="+", default=["edge", "dplp", "dpar", "privdpr"],
+                        choices=["edge", "dplp", "dpar", "privdpr"])
+    parser.add_argument("--datasets", nargs="+", default=["cora", "citeseer"])
+    parser.add_argument("--canaries", type=int, default=5000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--node-datasets", nargs="*", default=["cora_ml"])
+    parser.add_argument("--node-canaries", type=int, default=500)
+    parser.add_argument("--node-epochs", type=int, default=50)
+    parser.add_argument("--dplp-datasets", nargs="*", default=["usair"])
+    parser.add_argument("--dplp-epochs", type=int, default=2)
+    parser.add_argument("--dplp-canaries", type=int, default=1000, help="gradient canary slots")
+    parser.add_argument("--dpar-datasets", nargs="*", default=["cora_ml"])
+    parser.add_argument("--dpar-canaries", type=int, default=1000)
+    parser.add_argument("--dpar-epochs", type=int, default=50)
+    parser.add_argument("--privdpr-datasets", nargs="*", default=["cora"])
+    parser.add_argument("--out-dir", type=Path, default=Path("docs/reproduction"))
+    args = parser.parse_args()
+    import torch
+
+    torch.set_num_threads(int(os.environ.get("GRAPHPRIV_THREADS", "1")))
+    base = "python -m graphpriv.experiments.audit_table --seed {seed} --sections {section} "
+    if "edge" in args.sections:
+        _edge_section(args, base.format(seed=args.seed, section="edge")
+                      + f"--datasets {' '.join(args.datasets)} --canaries {args.canaries} "
+                      f"--node-datasets {' '.join(args.node_datasets)} --node-canaries {args.node_canaries} "
+                      f"--node-epochs {args.node_epochs}")
+    if "dplp" in args.sections:
+        from graphpriv.privacy.audit_dplp import audit_dplp
+
+        cases = [(label, name, (lambda m=m, d=name, e=e, p=p: audit_dplp(
+                     m, load(d), epsilon=e, private=p, seed=args.seed, epochs=args.dplp_epochs,
+                     gradient_canaries=args.dplp_canaries)), factor)
+                 for name in args.dplp_datasets for label, m, e, p, factor in DPLP_GRID]
+        _section(args.out_dir / "audit-dplp.md", base.format(seed=args.seed, section="dplp")
+                 + f"--dplp-datasets {' '.join(args.dplp_datasets)} --dplp-epochs {args.dplp_epochs} "
+                 f"--dplp-canaries {args.dplp_canaries}", cases)
+    if "dpar" in args.sections:
+        from graphpriv.privacy.audit_dpar import audit_dpar
+
+        cases = [(label, name, (lambda m=m, d=name, e=e, o=o: [audit_dpar(
+                     m, load(d), epsilon=e, canaries=args.dpar_canaries, seed=args.seed, epochs=args.dpar_epochs, **o)]),
+                  factor)
+                 for name in args.dpar_datasets for label, m, e, o, factor in DPAR_GRID]
+        _section(args.out_dir / "audit-dpar.md", base.format(seed=args.seed, section="dpar")
+                 + f"--dpar-datasets {' '.join(args.dpar_datasets)} --dpar-canaries {args.dpar_canaries} "
+                 f"--dpar-epochs {args.dpar_epochs}", cases)
+    if "privdpr" in args.sections:
+        from graphpriv.privacy.audit_privdpr import audit_privdpr
+
+        cases = [(label, name, (lambda d=name, a=a, e=e, p=p: [audit_privdpr(
+                     load(d), epsilon=e, attack=a, private=p, seed=args.seed)]), factor)
+                 for name in args.privdpr_datasets for label, a, e, p, factor in PRIVDPR_GRID]
+        _section(args.out_dir / "audit-privdpr.md", base.format(seed=args.seed, section="privdpr")
+                 + f"--privdpr-datasets {' '.join(args.privdpr_datasets)}", cases)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ and Jagielski (NeurIPS 2023, Thm. 5.2) at half the error level (a union bound ke
   hypergeometric group bound covers. The slots are sampled with the real examples (one population
   of N + K m), the canary coordinates receive the same Gaussian noise as the model's parameters,
   and the score of slot i is its coordinate of the sum of the released noisy gradients (every
-  iterate is covered by the guarantee); the guess is its sign, on every slot. This checks the noise scale, the sampler, the step count
+  iterate is covered by the guarantee); the auditor guesses "inserted" for the m/10 highest
+  scores and "not inserted" for the m/10 lowest, abstaining on the rest. This checks the noise scale, the sampler, the step count
   and the accountant; it does not check the bound M itself (tested against brute force in
   tests/privacy and enforced at run time by ``check_dependency_bound``).
 - **canary edges** (black box, the issue's "model score on the canary pair"): pairs at distance 2
@@ -201,7 +202,7 @@ def audit_dplp(method: str, data: Data, *, epsilon: float = 1.0, private: bool =
         engine.released.numpy(), signs.numpy() > 0, method=method, dataset=dataset, unit="edge",
         claimed_epsilon=claimed, accounting=accounting,
         attack=f"gradient canaries (white box): {gradient_canaries} slots of K = {k_group} examples",
-        threshold=0.0, confidence=split_confidence, audit_delta=config.delta,
+        confidence=split_confidence, audit_delta=config.delta,
         notes=[(f"{steps} DP-SGD steps over {num_real} real + {k_group * gradient_canaries} canary examples, "
                f"noise multiplier {z:.4g}")])
     probe = extract_subgraphs(to_csr(split.train_edge_index, n), canary_pairs, np.zeros(m_edges),
