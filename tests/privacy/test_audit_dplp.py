@@ -55,3 +55,18 @@ def test_bad_input(graph):
         audit_dplp("dplp-ps", graph, theta="auto")
     with pytest.raises(ConfigError, match="at least 2"):
         audit_dplp("dplp-ps", graph, gradient_canaries=1)
+
+
+def test_canary_llr_equals_the_brute_force_mixture_ratio():
+    from scipy.stats import hypergeom, norm
+
+    from graphpriv.privacy.audit_dplp import canary_llr
+
+    y = np.random.default_rng(0).normal(size=(5, 3))
+    got = canary_llr(y, std=0.7, max_grad_norm=1.0, population=50, group=3, batch=10)
+    p = hypergeom.pmf(np.arange(4), 50, 3, 10)
+    plus = (p[:, None, None] * norm.pdf(y[None], np.arange(4)[:, None, None], 0.7)).sum(0)
+    minus = (p[:, None, None] * norm.pdf(y[None], -np.arange(4)[:, None, None], 0.7)).sum(0)
+    np.testing.assert_allclose(got, np.log(plus / minus).sum(0), rtol=1e-10)
+    np.testing.assert_array_equal(canary_llr(y, std=0.0, max_grad_norm=1.0, population=50, group=3, batch=10),
+                                  y.sum(0))

@@ -11,9 +11,13 @@ and Jagielski (NeurIPS 2023, Thm. 5.2) at half the error level (a union bound ke
   substituting K examples, each moving the clipped sum by 2C, the worst case the accountant's
   hypergeometric group bound covers. The slots are sampled with the real examples (one population
   of N + K m), the canary coordinates receive the same Gaussian noise as the model's parameters,
-  and the score of slot i is its coordinate of the sum of the released noisy gradients (every
-  iterate is covered by the guarantee); the auditor guesses "inserted" for the m/10 highest
-  scores and "not inserted" for the m/10 lowest, abstaining on the rest. This checks the noise scale, the sampler, the step count
+  and the score of slot i is the log-likelihood ratio of "+" against "-" of its coordinate's
+  released noisy values y_t over the steps (every iterate is covered by the guarantee):
+  sum_t log E_n[exp(-(y_t - n C)^2 / 2 s^2)] - log E_n[exp(-(y_t + n C)^2 / 2 s^2)], n the number
+  of the slot's K examples in a batch (hypergeometric), s the noise std: the Neyman-Pearson
+  statistic for the per-step mechanism (the plain sum of y_t wastes the steps where the slot is
+  not sampled). The auditor guesses "inserted" for the m/10 highest scores and "not inserted" for
+  the m/10 lowest, abstaining on the rest. This checks the noise scale, the sampler, the step count
   and the accountant; it does not check the bound M itself (tested against brute force in
   tests/privacy and enforced at run time by ``check_dependency_bound``).
 - **canary edges** (black box, the issue's "model score on the canary pair"): pairs at distance 2
@@ -33,6 +37,8 @@ import math
 
 import numpy as np
 import torch
+from scipy.special import logsumexp
+from scipy.stats import hypergeom
 from torch import Tensor
 from torch_geometric.data import Data
 
@@ -60,7 +66,7 @@ from graphpriv.privacy.sampling import WithoutReplacementSampler
 from graphpriv.privacy.sensitivity import group_size
 from graphpriv.privacy.units import Accounting, PrivacyUnit
 
-__all__ = ["DPLP_AUDITABLE", "audit_dplp", "distance_two_non_edges"]
+__all__ = ["DPLP_AUDITABLE", "audit_dplp", "canary_llr", "distance_two_non_edges"]
 
 #: Methods :func:`audit_dplp` covers (``seal``-style: ``dplp-ns`` with ``private=False``).
 DPLP_AUDITABLE = ("dplp-ps", "dplp-ns")
@@ -100,19 +106,46 @@ def distance_two_non_edges(pairs: np.ndarray, num_nodes: int, count: int, *, for
     raise ConfigError(f"found only {chosen.size} distance-2 non-edges of the {count} canaries asked for")
 
 
+def canary_llr(released: np.ndarray, *, std: float, max_grad_norm: float, population: int, group: int,
+               batch: int) -> np.ndarray:
+    """Per-slot log-likelihood ratio of "+" (inserted) against "-" of released canary coordinates.
+
+    Args:
+        released: ``[T, m]`` noisy canary coordinates, one row per step. std: the noise std s
+            (0: no noise, the plain sum is returned). max_grad_norm: C. population, group, batch:
+            N', K and b of the fixed-size sampler (n ~ Hypergeometric(N', K, b) slot examples per batch).
+
+    Returns:
+        ``[m]``: sum_t [log E_n exp(-(y - nC)^2 / 2s^2) - log E_n exp(-(y + nC)^2 / 2s^2)].
+    """
+    if std == 0:
+        return released.sum(axis=0)
+    counts = np.arange(min(group, batch) + 1)
+    log_p = hypergeom.logpmf(counts, population, group, batch)
+    keep = log_p > log_p.max() - 60  # counts below e^-60 of the mode change nothing in float64
+    log_p, shift = log_p[keep][:, None, None], counts[keep][:, None, None] * max_grad_norm
+    total = np.zeros(released.shape[1])
+    for start in range(0, released.shape[0], 256):  # [counts, 256, m] at a time
+        y = released[None, start:start + 256]
+        plus = logsumexp(log_p - (y - shift) ** 2 / (2 * std**2), axis=0)
+        minus = logsumexp(log_p - (y + shift) ** 2 / (2 * std**2), axis=0)
+        total += (plus - minus).sum(axis=0)
+    return total
+
+
 class _CanaryDPSGD(DPSGD):
     """:class:`DPSGD` over N real examples followed by m slots of ``group_size`` gradient canaries.
 
     Sampled canary examples add ``sign_i * C`` to canary coordinate i; every step adds the same
     N(0, noise_std^2) noise to the m canary coordinates as to each model parameter; ``released``
-    accumulates the noisy canary coordinates (what the mechanism publishes about them).
+    keeps each step's noisy canary coordinates (what the mechanism publishes about them), ``[T, m]``.
     """
 
     def __init__(self, *args, num_real: int, signs: Tensor, canary_generator: torch.Generator, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.num_real, self.signs, self.canary_generator = num_real, signs.double(), canary_generator
-        self.released = torch.zeros(signs.numel(), dtype=torch.float64)
-        self._canary_sum = torch.zeros_like(self.released)
+        self.released: list[Tensor] = []
+        self._canary_sum = torch.zeros(signs.numel(), dtype=torch.float64)
 
     def _clipped_sum(self, indices: Tensor) -> tuple[dict[str, Tensor], float]:
         slots = (indices[indices >= self.num_real] - self.num_real) // self.group_size
@@ -123,7 +156,7 @@ class _CanaryDPSGD(DPSGD):
         loss = super().step()
         std = self.noise_std * audit_test_noise_factor()
         noise = torch.randn(self.signs.numel(), generator=self.canary_generator, dtype=torch.float64) * std
-        self.released += self._canary_sum + noise
+        self.released.append(self._canary_sum + noise)
         return loss
 
 
@@ -199,7 +232,9 @@ def audit_dplp(method: str, data: Data, *, epsilon: float = 1.0, private: bool =
     split_confidence = 1 - (1 - confidence) / 2
     dataset = str(getattr(data, "name", "graph"))
     gradient = audit_from_scores(
-        engine.released.numpy(), signs.numpy() > 0, method=method, dataset=dataset, unit="edge",
+        canary_llr(torch.stack(engine.released).numpy(), std=engine.noise_std * audit_test_noise_factor(),
+                   max_grad_norm=config.max_grad_norm, population=sampler.num_examples, group=k_group,
+                   batch=config.batch_size), signs.numpy() > 0, method=method, dataset=dataset, unit="edge",
         claimed_epsilon=claimed, accounting=accounting,
         attack=f"gradient canaries (white box): {gradient_canaries} slots of K = {k_group} examples",
         confidence=split_confidence, audit_delta=config.delta,
