@@ -19,6 +19,7 @@ test-node graph with P propagation steps; metric: test accuracy (= micro-F1).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -51,7 +52,7 @@ from graphpriv.propagation.dp_appr import (
     rows_per_node,
 )
 
-__all__ = ["DPARConfig", "evaluate", "run", "steps_and_rate", "train_rows"]
+__all__ = ["DPARConfig", "DPARFit", "evaluate", "fit_epsilon", "run", "steps_and_rate", "train_dpar", "train_rows"]
 
 Appr = Literal["em0", "em1", "gm", "exact"]
 _METHOD_APPR = {"dpar-em0": "em0", "dpar-em1": "em1", "dpar-gm": "gm", "dpar-nodp": "exact"}
@@ -102,22 +103,76 @@ def run(config: DPARConfig, data: Data, *, seed: int, method: str = "dpar-gm",
     """
     if getattr(data, "x", None) is None or getattr(data, "y", None) is None:
         raise DatasetError("DPAR needs node features and labels")
-    appr_kind = _METHOD_APPR.get(method, "gm")
-    private = config.private and appr_kind != "exact"
     timer = Timer()
     rng = np.random.default_rng([seed, 97])
     x = torch.as_tensor(data.x, dtype=torch.float32)
     y = torch.as_tensor(data.y, dtype=torch.long)
-    num_classes = int(y.max()) + 1
     with timer.phase("split"):
         split = node_split(data, train_ratio=1 - config.test_ratio, seed=seed, inductive=True)
         train = split.train_idx[y.numpy()[split.train_idx] >= 0]  # unlabelled nodes (label -1) left out
+    fit = train_dpar(config, x, y, train, split.train_edge_index, rng=rng, seed=seed, method=method,
+                     num_classes=int(y.max()) + 1, timer=timer, progress=progress)
+    with timer.phase("inference"):
+        accuracy = evaluate(fit.model, x, y, split, config)
+    return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
+                  config=config.model_dump(mode="json"), metrics={"accuracy": accuracy, **fit.metrics},
+                  privacy=fit.privacy, timings=timer.finish(), info=fit.info)
+
+
+@dataclass
+class DPARFit:
+    """What :func:`train_dpar` released and accounted.
+
+    Attributes:
+        model: the trained f_theta (eval mode). privacy: the privacy report (None when not private).
+        metrics: ``epsilon_rigorous``, ``epsilon_paper``, ``epsilon_appr``, ``epsilon_sgd`` (private
+            runs). info: the sample's sizes, m, the noise. sample: the sampled training nodes
+            (global ids). pi: ``[S, S]`` the training rows over the sample. budget, noise,
+            appr_info, steps, rate, group: the accounting's inputs (budget and noise None when not
+            private).
+    """
+
+    model: DecoupledModel
+    privacy: PrivacyReport | None
+    metrics: dict
+    info: dict
+    sample: np.ndarray
+    pi: sp.csr_matrix
+    budget: acc.DparPhaseBudget | None
+    noise: acc.DparSgdNoise | None
+    appr_info: dict
+    steps: int
+    rate: float
+    group: int
+
+
+def train_dpar(config: DPARConfig, x: torch.Tensor, y: torch.Tensor, train: np.ndarray, edge_index: np.ndarray, *,
+               rng: np.random.Generator, seed: int, method: str = "dpar-gm", num_classes: int | None = None,
+               timer: Timer | None = None, progress: Progress = no_progress) -> DPARFit:
+    """DPAR's private part on a given set of training nodes: the q' node sample, the seeds,
+    APPR, DP-APPR rows, Pi (row cap, column clip), DP-SGD with its accounting (what :func:`run`
+    does between the split and the inference; the node-level audit calls it with canary nodes added).
+
+    Args:
+        x: ``[N, F]`` features and y: ``[N]`` labels of every node. train: the labelled training
+            nodes (global ids). edge_index: ``[2, E]`` the training graph's edges (global ids; edges
+            with an end outside the sample are dropped). rng: the sample, seeds and DP-APPR noise.
+            seed: DP-SGD's. num_classes: C (default: max label + 1).
+
+    Raises:
+        DatasetError: the q' sample kept fewer than 2 nodes.
+    """
+    timer = timer or Timer()
+    appr_kind = _METHOD_APPR.get(method, "gm")
+    private = config.private and appr_kind != "exact"
+    num_classes = int(y.max()) + 1 if num_classes is None else num_classes
+    with timer.phase("split"):
         sample = train[rng.random(train.size) < config.node_rate] if config.node_rate < 1 else train
         if sample.size < 2:
             raise DatasetError(f"the q' = {config.node_rate} sample kept {sample.size} training nodes")
-        local = np.full(int(data.num_nodes), -1)
+        local = np.full(int(x.shape[0]), -1)
         local[sample] = np.arange(sample.size)
-        pairs = split.train_edge_index
+        pairs = np.asarray(edge_index)
         inside = (local[pairs[0]] >= 0) & (local[pairs[1]] >= 0)
         adj = to_csr(local[pairs[:, inside]], sample.size)
         seeds = np.arange(sample.size) if config.seeds is None else np.sort(
@@ -154,17 +209,39 @@ def run(config: DPARConfig, data: Data, *, seed: int, method: str = "dpar-gm",
                            noise_std=None if noise is None else noise.noise_std, seed=seed,
                            on_step=(lambda: ledger.spend(event, phase="dp-sgd")) if ledger else None,
                            progress=progress)
-    with timer.phase("inference"):
-        accuracy = evaluate(model, x, y, split, config)
-    metrics = {"accuracy": accuracy}
-    privacy = None
+    privacy, metrics = None, {}
     if private:
         with quiet_absl():
-            privacy, both = _report(config, budget, appr_info, noise, ledger, rate=rate, steps=steps, group=group)
-        metrics.update(both)
-    return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
-                  config=config.model_dump(mode="json"), metrics=metrics, privacy=privacy,
-                  timings=timer.finish(), info=info)
+            privacy, metrics = _report(config, budget, appr_info, noise, ledger, rate=rate, steps=steps, group=group)
+    return DPARFit(model=model, privacy=privacy, metrics=metrics, info=info, sample=sample, pi=pi, budget=budget,
+                   noise=noise, appr_info=appr_info, steps=steps, rate=rate, group=group)
+
+
+def fit_epsilon(config: DPARConfig, fit: DPARFit, delta: float, *, accounting: str = "rigorous") -> float:
+    """Epsilon of a private :class:`DPARFit`'s noise at total ``delta`` under ``accounting``, split
+    as the run splits its own delta (delta / q' inside the sample, half to each phase; EM rows at
+    delta_appr / 2M each; the EM rows are pure K eps-DP, so any row delta is a valid choice). At
+    ``config.delta`` it is the run's ``epsilon_rigorous`` / ``epsilon_paper``; the privacy audit
+    asks for it at a smaller delta.
+
+    Raises:
+        ValueError: a non-private fit, or delta / q' >= 1.
+    """
+    if fit.noise is None or fit.budget is None:
+        raise ValueError("a non-private DPAR fit has no epsilon")
+    inner_delta = delta / config.node_rate
+    if not 0 < inner_delta < 1:
+        raise ValueError(f"need 0 < delta / q' < 1 (got {inner_delta:g})")
+    budget = acc.DparPhaseBudget(fit.budget.appr_epsilon, inner_delta / 2, fit.budget.sgd_epsilon, inner_delta / 2)
+    info = dict(fit.appr_info)
+    if "em_round_epsilon" in info:
+        info["em_row_delta"] = budget.appr_delta / (2 * int(info["num_rows"]))
+    with quiet_absl():
+        appr_eps = _appr_epsilon(config, info, budget, accounting)
+        sgd_eps = acc.sgd_epsilon(fit.noise.noise_std, max_grad_norm=config.max_grad_norm, sample_rate=fit.rate,
+                                  steps=fit.steps, group_size=fit.group, delta=budget.sgd_delta, r=config.r,
+                                  accounting=accounting)
+    return acc.outer_epsilon(appr_eps + sgd_eps, inner_delta, node_rate=config.node_rate, accounting=accounting)[0]
 
 
 def steps_and_rate(num_rows: int, epochs: int, batch_size: int) -> tuple[int, float]:
