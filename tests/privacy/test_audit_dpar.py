@@ -13,6 +13,8 @@ from graphpriv.privacy.audit_dpar import audit_dpar
 from graphpriv.testing.broken import broken_noise
 from graphpriv.testing.graphs import labelled_sbm, random_graph
 
+pytestmark = pytest.mark.usefixtures("one_thread")
+
 #: The rigorous variant that learns (docs/dpar.md): q' = 1, one training row per node.
 ONE_ROW = {"node_rate": 1.0, "max_rows": 1, "appr_share": 0.1}
 AUDIT = {"epsilon": 1.0, "canaries": 200, "epochs": 15, **ONE_ROW}
