@@ -54,6 +54,7 @@ reproduce: setup
 	$(BIN)/python -m graphpriv.experiments.plots --store runs/rank.sqlite --methods dplp-rank --datasets yeast \
 	  --rank-sweeps docs/reproduction/dplp-rank-sweeps-plot.md --out docs/dplp_rank_sweeps.png
 	$(BIN)/python -m graphpriv.experiments.tables privdpr-lp --seeds 5 --workers 2 --store runs/privdpr.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables privdpr-nc --seeds 5 --from-store --store runs/privdpr.sqlite
 	$(BIN)/python -m graphpriv.experiments.tables privdpr-s --seeds 5 --workers 2 --store runs/privdpr.sqlite
 	$(BIN)/python -m graphpriv.experiments.tables privdpr-d --seeds 5 --workers 2 --store runs/privdpr.sqlite
 	$(BIN)/python -m graphpriv.experiments.tables privdpr-attacks --seeds 5 --workers 2 --store runs/privdpr.sqlite

@@ -27,7 +27,7 @@ __all__ = ["ALIASES", "QUICK", "quick_spec", "reproduce", "table_runs", "update_
 #: The papers' table names, as the issues call them, for graphpriv's grids.
 ALIASES = {"dplp-subgraph-table2": "dplp-table2", "dplp-subgraph-table3": "dplp-table3",
            "dplp-subgraph-table4": "dplp-table4", "privdpr-table2": "privdpr-s", "privdpr-table3": "privdpr-d",
-           "privdpr-table4": "privdpr-lp", "privdpr-table5": "privdpr-lp", "privdpr-table6": "privdpr-lp"}
+           "privdpr-table4": "privdpr-lp", "privdpr-table5": "privdpr-lp", "privdpr-table6": "privdpr-nc"}
 
 #: Settings of the quick version, applied where a method has them.
 QUICK = {"epochs": 2}
