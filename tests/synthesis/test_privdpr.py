@@ -121,6 +121,52 @@ def test_accounting_modes():
         paper_noise_multiplier(10.0, 1e-5, 5)
 
 
+def _naive_training(adj, *, epochs, batch_nodes, r, d, seed, std, depth, adam_eps, lr=1e-3, num_walks=2,
+                    walk_length=16):
+    """Algorithm 2 lines 1-12 as written: f on both ends of every pair, V's dense gradient, a fresh
+    noise tensor added after the backward pass (the slow reference of train_embeddings)."""
+    n = adj.shape[0]
+    gen = torch.Generator().manual_seed(seed)
+    model = DeepPageRank(n, r=r, d=d, depth=depth, s=8.0, generator=gen)
+    opt_w = torch.optim.Adam(model.weights.parameters(), lr=lr, eps=adam_eps)
+    opt_v = torch.optim.Adam([model.V], lr=lr, eps=adam_eps)
+    out_degree = torch.from_numpy(np.diff(adj.indptr).astype(np.float32))
+    in_degree = torch.from_numpy(np.asarray(adj.sum(axis=0)).ravel().astype(np.float32))
+    rng = np.random.default_rng([seed, 131])
+    batch_pairs = batch_nodes * num_walks * walk_length
+    for _ in range(epochs):
+        order = rng.permutation(n)
+        for j in range(n // batch_nodes):
+            src, dst = walk_pairs(adj, order[j * batch_nodes:(j + 1) * batch_nodes], num_walks=num_walks,
+                                  walk_length=walk_length, rng=rng)
+            opt_w.zero_grad()
+            opt_v.zero_grad()
+            i, k = torch.from_numpy(src), torch.from_numpy(dst)
+            pair_loss(model(i), model(k), out_degree[i], in_degree[k], num_nodes=n).sum().backward()
+            opt_w.step()
+            grad = model.V.grad
+            if std is not None:
+                grad = grad + torch.empty_like(grad).normal_(0.0, std, generator=gen)
+            model.V.grad = grad / batch_pairs
+            opt_v.step()
+    return model.V.detach()
+
+
+@pytest.mark.parametrize("epsilon", [None, 2.0])
+def test_training_matches_the_naive_per_pair_loop(epsilon):
+    # train_embeddings runs f once per distinct node and keeps one noise buffer; the result must be
+    # the per-pair algorithm's (same noise draws, same Adam steps) up to float rounding
+    adj = to_csr(undirected_pairs(random_graph(48, 0.15, seed=5).edge_index), 48)
+    # Adam's eps 1e-20: V's gradients (~1e-10 here) move V without noise too
+    kw = {"epochs": 2, "batch_nodes": 8, "r": 8, "d": 4, "seed": 1, "adam_eps": 1e-20}
+    fast = train_embeddings(adj, epsilon=epsilon, **kw)
+    slow = _naive_training(adj, std=fast.noise_std, depth=fast.depth, **kw)
+    assert fast.iterations == 12
+    init = DeepPageRank(48, r=8, d=4, depth=fast.depth, generator=torch.Generator().manual_seed(1)).V.detach()
+    assert (fast.V - init).abs().max() > 1e-3
+    torch.testing.assert_close(fast.V, slow, rtol=1e-5, atol=1e-6)
+
+
 def test_privdpr_run_and_bad_input():
     graph = random_graph(80, 0.08, seed=4)
     fast = {"epochs": 1, "r": 8, "d": 4, "batch_nodes": 8, "samples_per_node": 5}

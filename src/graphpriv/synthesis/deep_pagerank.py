@@ -97,7 +97,10 @@ class DeepPageRank(nn.Module):
 
     def forward(self, nodes: Tensor) -> Tensor:
         """f(v_i) for ``nodes`` ``[P]`` (long) -> ``[P]`` in (0, 1)."""
-        h = self.V[nodes]
+        return self.score(self.V[nodes])
+
+    def score(self, h: Tensor) -> Tensor:
+        """f applied to embeddings ``h`` ``[P, r]`` (rows of V, or copies of them) -> ``[P]`` in (0, 1)."""
         for w in self.weights:
             h = torch.sigmoid(h @ self.normalised(w))
         return h.squeeze(-1)

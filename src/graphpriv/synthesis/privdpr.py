@@ -66,9 +66,9 @@ class GradientCanary(Protocol):
     ``rows`` extra rows are appended to V after the N node rows. No walk visits them, so their true
     gradient is 0 and they never enter f; they go through V's noise addition and Adam step like
     every other row. In every step, ``add`` receives the ``[rows, r]`` view of the summed gradient
-    before the noise (to add the canaries' contributions in place) and ``observe`` the same view
-    after the noise (the released noisy sum, before the division by B); ``observe`` must copy what
-    it keeps. The returned V has the N node rows only.
+    (the step's noise is already drawn into it; the canaries' contributions are added in place, and
+    addition commutes) and ``observe`` the same view afterwards (the released noisy sum, before the
+    division by B); ``observe`` must copy what it keeps. The returned V has the N node rows only.
     """
 
     rows: int
@@ -144,6 +144,10 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
     rng = np.random.default_rng([seed, 131])
     per_epoch = n // batch_nodes
     losses, signal = [], []
+    # V's noisy gradient sum lives in one persistent [N, r] buffer: the noise is drawn into it and the
+    # batch's rows are added, so no step allocates (a fresh N x r tensor costs page faults) and f runs
+    # once per distinct node of the batch (the sources repeat R_wn R_wl times), not once per pair end.
+    grad = torch.zeros_like(model.V)
     for epoch in range(epochs):
         order = rng.permutation(n)
         total = 0.0
@@ -151,20 +155,24 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
             src, dst = walk_pairs(adj, order[j * batch_nodes:(j + 1) * batch_nodes], num_walks=num_walks,
                                   walk_length=walk_length, rng=rng)
             opt_w.zero_grad()
-            opt_v.zero_grad()
+            if std is not None:
+                grad.normal_(0.0, std, generator=gen)
+            else:
+                grad.zero_()
             if src.size:
                 i, k = torch.from_numpy(src), torch.from_numpy(dst)
-                loss = pair_loss(model(i), model(k), out_degree[i], in_degree[k], num_nodes=n, gamma=gamma).sum()
+                nodes, where = torch.unique(torch.cat([i, k]), return_inverse=True)
+                rows = model.V.detach()[nodes].requires_grad_()
+                f = model.score(rows)
+                loss = pair_loss(f[where[:i.numel()]], f[where[i.numel():]], out_degree[i], in_degree[k],
+                                 num_nodes=n, gamma=gamma).sum()
                 loss.backward()
                 total += float(loss.detach())
-                signal.append(float(model.V.grad.norm()))
+                signal.append(float(rows.grad.norm()))  # the true sum's norm: its non-zero rows
+                grad.index_add_(0, nodes, rows.grad)
             opt_w.step()  # W: no noise (never released; the bound holds for any W)
-            grad = model.V.grad if model.V.grad is not None else torch.zeros_like(model.V)
             if canary is not None:
                 canary.add(grad[n:])
-            if std is not None:  # in place: the N x r noise is the step's largest cost
-                grad.add_(torch.empty_like(grad).normal_(0.0, std, generator=gen))
-            if canary is not None:
                 canary.observe(grad[n:])
             model.V.grad = grad.div_(batch_pairs)
             opt_v.step()
