@@ -27,7 +27,8 @@ from graphpriv.data.graph import decode_pairs, pair_codes
 __all__ = ["assemble_graph", "score_counts"]
 
 
-def _chunk_rows(num_nodes: int, budget: int = 1 << 23) -> int:
+def _chunk_rows(num_nodes: int, budget: int = 1 << 25) -> int:
+    # 32M logits (128 MB) per chunk: the matmul needs ~80+ rows to run at full speed
     return max(1, min(num_nodes, budget // max(num_nodes, 1)))
 
 
@@ -39,7 +40,7 @@ def score_counts(V: Tensor, *, samples_per_node: int = 50, temperature: float = 
     Args:
         V: ``[N, r]`` embeddings (float). samples_per_node: draws per row. temperature: softmax
             temperature (0.5). generator: torch RNG. chunk_rows: rows per chunk (default: about
-            8M logits per chunk).
+            32M logits, 128 MB, per chunk).
 
     Returns:
         ``(S, model_edges)``: S ``[N, N]`` CSR int64 counts (row sums = samples_per_node; no
@@ -56,10 +57,13 @@ def score_counts(V: Tensor, *, samples_per_node: int = 50, temperature: float = 
     step = chunk_rows or _chunk_rows(n)
     rows, cols = [], []
     positive = 0
+    # one logits buffer for every chunk: a fresh 100+ MB tensor per chunk costs as much in page
+    # faults as its matmul
+    buffer = torch.empty(min(step, n), n)
     with torch.no_grad():
         for lo in range(0, n, step):
             hi = min(n, lo + step)
-            logits = V[lo:hi] @ V.T
+            logits = torch.matmul(V[lo:hi], V.T, out=buffer[:hi - lo])
             idx = torch.arange(lo, hi)
             # i < j pairs with a positive inner product: the columns right of the block, and the
             # block's own square above its diagonal (count_nonzero: 6x cheaper than a bool sum)
