@@ -43,7 +43,7 @@ from graphpriv.nn.gae import gae_embeddings
 from graphpriv.synthesis.generation import assemble_graph, score_counts
 from graphpriv.synthesis.privdpr import train_embeddings
 
-__all__ = ["PrivDPRConfig", "run"]
+__all__ = ["PrivDPRConfig", "generate", "run", "training_kwargs"]
 
 
 class PrivDPRConfig(MethodConfig):
@@ -106,23 +106,14 @@ def run(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "privdpr"
         split = link_split(data, val_ratio=0.0, test_ratio=config.test_ratio, seed=seed)
         adj = to_csr(split.train_edge_index, n)
     with timer.phase("training"):
-        trained = train_embeddings(
-            adj, epsilon=config.epsilon if private else None, delta=config.delta, accounting=config.accounting,
-            s_grad=config.s_grad, epochs=config.epochs, batch_nodes=config.batch_nodes, num_walks=config.num_walks,
-            walk_length=config.walk_length, r=config.r, d=config.d, s=config.s, lr=config.lr, gamma=config.gamma,
-            adam_eps=config.adam_eps,
-            seed=seed, progress=progress)
+        trained = train_embeddings(adj, **training_kwargs(config, private=private, seed=seed), progress=progress)
     notes: list[str] = []
     with timer.phase("generation"):
-        gen = torch.Generator().manual_seed(seed + 7919)
-        counts, model_edges = score_counts(trained.V, samples_per_node=config.samples_per_node,
-                                           temperature=config.temperature, generator=gen)
-        target = {"model": model_edges, "public": config.num_edges,
-                  "input": int(split.train_edge_index.shape[1])}[config.edge_count]
+        pairs, target, model_edges = generate(trained.V, config, seed=seed,
+                                              input_edges=int(split.train_edge_index.shape[1]))
         if config.edge_count == "input":
             notes.append(f"edge count: the training graph's |E| = {target} was read and treated as public "
                          "(the paper's generation); it is not covered by the guarantee")
-        pairs = assemble_graph(counts, max(1, target), rng=np.random.default_rng([seed, 173]))
     release = PublishedGraph(pairs, n)
     info = {"depth": trained.depth, "iterations": trained.iterations, "batch_pairs": trained.batch_pairs,
             "noise_multiplier": trained.noise_multiplier, "noise_std": trained.noise_std,
@@ -152,6 +143,42 @@ def run(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "privdpr"
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics=metrics, privacy=privacy,
                   timings=timer.finish(), info=info).with_release(release)
+
+
+def training_kwargs(config: PrivDPRConfig, *, private: bool, seed: int) -> dict:
+    """The keyword arguments of :func:`graphpriv.synthesis.privdpr.train_embeddings` for ``config``
+    (epsilon None when ``private`` is False: ``dpr``); shared by :func:`run` and the privacy audit."""
+    return {"epsilon": config.epsilon if private else None, "delta": config.delta, "accounting": config.accounting,
+            "s_grad": config.s_grad, "epochs": config.epochs, "batch_nodes": config.batch_nodes,
+            "num_walks": config.num_walks, "walk_length": config.walk_length, "r": config.r, "d": config.d,
+            "s": config.s, "lr": config.lr, "gamma": config.gamma, "adam_eps": config.adam_eps, "seed": seed}
+
+
+def generate(V: torch.Tensor, config: PrivDPRConfig, *, seed: int, input_edges: int | None = None
+             ) -> tuple[np.ndarray, int, int]:
+    """A run's graph generation from V (post-processing: no privacy spent), with the run's seeds.
+
+    Args:
+        V: ``[N, r]`` released embeddings. config: samples_per_node, temperature, edge_count,
+            num_edges. seed: the run's seed. input_edges: the training graph's |E|, read only when
+            ``edge_count = 'input'`` (the paper's generation, outside the guarantee).
+
+    Returns:
+        ``(pairs, target, model_edges)``: the synthetic graph's undirected edges ``[2, E']`` (u < v),
+        the target edge count used, and the model's own count.
+
+    Raises:
+        ConfigError: ``edge_count = 'input'`` without ``input_edges``.
+
+    Source: papers/003, Algorithm 2 lines 13-18 (:mod:`graphpriv.synthesis.generation`).
+    """
+    if config.edge_count == "input" and input_edges is None:
+        raise ConfigError("edge_count = 'input' needs the training graph's edge count (input_edges)")
+    counts, model_edges = score_counts(V, samples_per_node=config.samples_per_node, temperature=config.temperature,
+                                       generator=torch.Generator().manual_seed(seed + 7919))
+    target = {"model": model_edges, "public": config.num_edges, "input": input_edges}[config.edge_count]
+    pairs = assemble_graph(counts, max(1, int(target)), rng=np.random.default_rng([seed, 173]))
+    return pairs, int(target), int(model_edges)
 
 
 def _attack(attacks: str, release: PublishedGraph, split, seed: int) -> dict[str, float]:

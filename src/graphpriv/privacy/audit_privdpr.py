@@ -148,7 +148,7 @@ def audit_privdpr(data: Data, *, epsilon: float = 3.2, canaries: int | None = No
     """
     from graphpriv.data.graph import to_csr
     from graphpriv.data.splits import link_split
-    from graphpriv.methods.privdpr import PrivDPRConfig
+    from graphpriv.methods.privdpr import PrivDPRConfig, training_kwargs
     from graphpriv.synthesis.privdpr import train_embeddings
 
     if attack not in PRIVDPR_ATTACKS:
@@ -167,11 +167,7 @@ def audit_privdpr(data: Data, *, epsilon: float = 3.2, canaries: int | None = No
     rng = np.random.default_rng([seed, 2039])
     inserted = rng.random(m) < 0.5
     split = link_split(data, val_ratio=0.0, test_ratio=config.test_ratio, seed=seed)
-    train_kwargs = {"epsilon": config.epsilon if private else None, "delta": config.delta,
-                    "accounting": config.accounting, "s_grad": config.s_grad, "epochs": config.epochs,
-                    "batch_nodes": config.batch_nodes, "num_walks": config.num_walks,
-                    "walk_length": config.walk_length, "r": config.r, "d": config.d, "s": config.s,
-                    "lr": config.lr, "gamma": config.gamma, "adam_eps": config.adam_eps, "seed": seed}
+    train_kwargs = training_kwargs(config, private=private, seed=seed)
     notes = [f"{config.epochs} epoch(s) on the 80% training graph of {n} nodes; each canary in w.p. 1/2"]
     if attack == "gradient":
         iterations = config.epochs * (n // config.batch_nodes)
@@ -217,16 +213,15 @@ def audit_privdpr(data: Data, *, epsilon: float = 3.2, canaries: int | None = No
 
 def _synthetic_partner_edges(V: torch.Tensor, canary_ids: np.ndarray, partner_ids: np.ndarray,
                              config: PrivDPRConfig, seed: int) -> np.ndarray:
-    """Per canary, its synthetic edges to its partners (the method's generation, model edge count)."""
+    """Per canary, its synthetic edges to its partners (the method's generation; an ``input`` edge
+    count falls back to the model's, as the audit has no private count to read)."""
     from graphpriv.data.graph import pair_codes
-    from graphpriv.synthesis.generation import assemble_graph, score_counts
+    from graphpriv.methods.privdpr import generate
 
     n = V.shape[0]
-    gen = torch.Generator().manual_seed(seed + 7919)
-    counts, model_edges = score_counts(V, samples_per_node=config.samples_per_node,
-                                       temperature=config.temperature, generator=gen)
-    target = config.num_edges if config.edge_count == "public" else model_edges
-    pairs = assemble_graph(counts, max(1, int(target)), rng=np.random.default_rng([seed, 173]))
+    if config.edge_count == "input":
+        config = config.model_copy(update={"edge_count": "model"})
+    pairs, _, _ = generate(V, config, seed=seed)
     released = np.unique(pair_codes(pairs, n))
     k = partner_ids.shape[1]
     candidates = np.stack([np.repeat(canary_ids, k), partner_ids.ravel()])
