@@ -86,7 +86,9 @@ def dependency_bound(config: DPLPConfig) -> int:
     return path_bound(config.k, config.theta, config.lam)
 
 
-def _label_cap(config: DPLPConfig) -> int:
+def label_cap(config: DPLPConfig) -> int:
+    """The largest DRNL label the model embeds: path subgraphs (length <= k) or h-hop neighbourhoods
+    (distances <= 2h per endpoint); larger labels share the last slot."""
     return max_drnl_label(config.k if config.extractor is Extractor.PATH else 4 * config.h)
 
 
@@ -106,20 +108,28 @@ def _eval_sets(split: LinkSplit, config: DPLPConfig, graph_pairs: np.ndarray) ->
     return out
 
 
-def _optimizer(model: torch.nn.Module, config: DPLPConfig) -> torch.optim.Optimizer:
+def make_optimizer(model: torch.nn.Module, config: DPLPConfig) -> torch.optim.Optimizer:
+    """The configured optimiser (``adam``, or SGD with ``momentum``) at ``config.lr``; it only sees
+    noised gradients (post-processing)."""
     if config.optimizer == "adam":
         return torch.optim.Adam(model.parameters(), lr=config.lr)
     return torch.optim.SGD(model.parameters(), lr=config.lr, momentum=config.momentum)
 
 
-def _steps(config: DPLPConfig, num_examples: int) -> tuple[int, int]:
+def training_steps(config: DPLPConfig, num_examples: int) -> tuple[int, int]:
+    """``(steps per epoch, total steps)``: ceil(num_examples / batch_size) per epoch, ``config.epochs`` epochs."""
     per_epoch = math.ceil(num_examples / config.batch_size)
     return per_epoch, per_epoch * config.epochs
 
 
-def _calibrate(config: DPLPConfig, sampler: WithoutReplacementSampler, k_group: int, steps: int,
+def calibrate_training_noise(config: DPLPConfig, sampler: WithoutReplacementSampler, k_group: int, steps: int,
                spent: dp_event.DpEvent | None = None) -> float:
-    """Training noise so that ``spent`` (e.g. the selection) composed with all steps meets epsilon."""
+    """The DP-SGD noise multiplier z such that ``spent`` (e.g. the selection's event) composed with
+    ``steps`` sampled Gaussian steps (group size ``k_group``: one edge changes up to K examples)
+    meets ``config.epsilon`` at ``config.delta`` under ``config.accounting``.
+
+    Raises:
+        BudgetExceededError: no noise multiplier reaches the target (:func:`calibrate_noise_multiplier`)."""
 
     def whole_run(z: float) -> dp_event.DpEvent:
         step = sampler.step_event(z, group_size=k_group, accounting=config.accounting)
@@ -144,7 +154,7 @@ class _Selector:
 
 def _train_private(model, train_set, config, cap, sampler, engine_args, val_set, steps, per_epoch,
                    progress: Progress) -> _Selector:
-    engine = DPSGD(model, _optimizer(model, config), sampler, loss_fn=bce_loss,
+    engine = DPSGD(model, make_optimizer(model, config), sampler, loss_fn=bce_loss,
                    collate=lambda idx: collate_dense(train_set, idx, max_label=cap),
                    sizes=torch.from_numpy(train_set.num_nodes_per_subgraph), buckets=config.buckets,
                    **engine_args)
@@ -161,7 +171,7 @@ def _train_private(model, train_set, config, cap, sampler, engine_args, val_set,
 
 def _train_nonprivate(model, train_set, config, cap, generator, val_set, per_epoch,
                       progress: Progress) -> _Selector:
-    optimizer = _optimizer(model, config)
+    optimizer = make_optimizer(model, config)
     selector = _Selector(model)
     steps, done = per_epoch * config.epochs, 0
     for epoch in range(1, config.epochs + 1):
@@ -255,7 +265,7 @@ def fit_and_evaluate(config: DPLPConfig, split: LinkSplit, pairs: np.ndarray, ev
     if config.batch_size > num_examples:
         raise ConfigError(f"batch_size={config.batch_size} exceeds the {num_examples} training "
                           "examples; lower the batch size")
-    per_epoch, steps = _steps(config, num_examples)
+    per_epoch, steps = training_steps(config, num_examples)
     gens = [torch.Generator().manual_seed(seed * 1000 + i) for i in range(3)]
     info.update({"train_edges": int(split.train_edge_index.shape[1]), "projected_edges": int(pairs.shape[1]),
                  "num_train_examples": num_examples, "steps": steps, "epochs": config.epochs})
@@ -264,12 +274,12 @@ def fit_and_evaluate(config: DPLPConfig, split: LinkSplit, pairs: np.ndarray, ev
         bound = dependency_bound(config)
         k_group = group_size(bound) if config.accounting is Accounting.RIGOROUS else bound
         with timer.phase("calibration"):
-            z = _calibrate(config, sampler, k_group, steps, spent=spent)
+            z = calibrate_training_noise(config, sampler, k_group, steps, spent=spent)
         engine_args = dict(noise_multiplier=z, max_grad_norm=config.max_grad_norm, group_size=k_group,
                            ledger=ledger, generator=gens[2], accounting=config.accounting)
         info.update(dependency_bound_M=bound, group_size=k_group, noise_multiplier=z,
                     noise_std=z * sampler.sensitivity(config.max_grad_norm, k_group))
-    cap = _label_cap(config)
+    cap = label_cap(config)
     with timer.phase("extraction"):
         train_set = extract_subgraphs(to_csr(pairs, split.num_nodes), links, labels,
                                       extractor=config.extractor, k=config.k, h=config.h)

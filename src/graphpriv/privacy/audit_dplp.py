@@ -51,10 +51,10 @@ from graphpriv.linkpred.projection import project_degree
 from graphpriv.linkpred.subgraphs import Extractor, collate_dense, extract_subgraphs
 from graphpriv.methods.dplp_subgraph import (
     DPLPConfig,
-    _calibrate,
-    _label_cap,
-    _optimizer,
-    _steps,
+    calibrate_training_noise,
+    label_cap,
+    make_optimizer,
+    training_steps,
     dependency_bound,
 )
 from graphpriv.nn.subgraph_gnn import SubgraphGNN, bce_loss, predict
@@ -208,14 +208,14 @@ def audit_dplp(method: str, data: Data, *, epsilon: float = 1.0, private: bool =
     num_real = len(train_set)
     gens = [torch.Generator().manual_seed(seed * 1000 + i) for i in range(4)]
     sampler = WithoutReplacementSampler(num_real + k_group * gradient_canaries, config.batch_size, generator=gens[1])
-    _, steps = _steps(config, sampler.num_examples)
-    z = _calibrate(config, sampler, k_group, steps)
+    _, steps = training_steps(config, sampler.num_examples)
+    z = calibrate_training_noise(config, sampler, k_group, steps)
     ledger = Ledger(PrivacyUnit.EDGE, delta=config.delta, accounting=Accounting.RIGOROUS)
-    cap = _label_cap(config)
+    cap = label_cap(config)
     torch.manual_seed(seed)
     model = SubgraphGNN(cap + 1, backbone=config.backbone, hidden=config.hidden, dropout=config.dropout,
                         num_layers=config.k if extractor is Extractor.PATH else config.h, sort_k=config.sort_k)
-    engine = _CanaryDPSGD(model, _optimizer(model, config), sampler, loss_fn=bce_loss,
+    engine = _CanaryDPSGD(model, make_optimizer(model, config), sampler, loss_fn=bce_loss,
                           collate=lambda idx: collate_dense(train_set, idx, max_label=cap),
                           sizes=torch.from_numpy(train_set.num_nodes_per_subgraph), buckets=config.buckets,
                           noise_multiplier=z, max_grad_norm=config.max_grad_norm, group_size=k_group, ledger=ledger,
