@@ -20,6 +20,7 @@ from typing import Annotated, Literal
 
 import numpy as np
 import torch
+from dp_accounting import dp_event
 from pydantic import Field
 from sklearn.metrics import roc_auc_score
 from torch_geometric.data import Data
@@ -31,17 +32,26 @@ from graphpriv.linkpred.dependency import check_dependency_bound
 from graphpriv.linkpred.drnl import max_drnl_label
 from graphpriv.linkpred.examples import training_links
 from graphpriv.linkpred.projection import project_degree
-from graphpriv.methods.dplp_selection import select_k_theta
-from graphpriv.linkpred.subgraphs import Extractor, SubgraphSet, collate_dense, extract_subgraphs
+from graphpriv.linkpred.subgraphs import (
+    Extractor,
+    SubgraphSet,
+    collate_dense,
+    extract_subgraphs,
+)
 from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
+from graphpriv.methods.dplp_selection import select_k_theta
 from graphpriv.nn.subgraph_gnn import Backbone, SubgraphGNN, bce_loss, predict
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.calibration import calibrate_noise_multiplier
 from graphpriv.privacy.engine import DPSGD
 from graphpriv.privacy.sampling import WithoutReplacementSampler
-from graphpriv.privacy.sensitivity import group_size, neighbourhood_bound, path_bound, path_bound_paper
+from graphpriv.privacy.sensitivity import (
+    group_size,
+    neighbourhood_bound,
+    path_bound,
+    path_bound_paper,
+)
 from graphpriv.privacy.units import Accounting, PrivacyUnit
-from dp_accounting import dp_event
 
 
 class DPLPConfig(MethodConfig):
@@ -275,8 +285,8 @@ def fit_and_evaluate(config: DPLPConfig, split: LinkSplit, pairs: np.ndarray, ev
         k_group = group_size(bound) if config.accounting is Accounting.RIGOROUS else bound
         with timer.phase("calibration"):
             z = calibrate_training_noise(config, sampler, k_group, steps, spent=spent)
-        engine_args = dict(noise_multiplier=z, max_grad_norm=config.max_grad_norm, group_size=k_group,
-                           ledger=ledger, generator=gens[2], accounting=config.accounting)
+        engine_args = {"noise_multiplier": z, "max_grad_norm": config.max_grad_norm, "group_size": k_group,
+                       "ledger": ledger, "generator": gens[2], "accounting": config.accounting}
         info.update(dependency_bound_M=bound, group_size=k_group, noise_multiplier=z,
                     noise_std=z * sampler.sensitivity(config.max_grad_norm, k_group))
     cap = label_cap(config)
@@ -311,8 +321,8 @@ def fit_and_evaluate(config: DPLPConfig, split: LinkSplit, pairs: np.ndarray, ev
 
 def _notes(config: DPLPConfig) -> list[str]:
     if not config.private:
-        return ["the model is trained without noise on a graph released by the recorded phases: "
-                "post-processing of that release"]
+        return [("the model is trained without noise on a graph released by the recorded phases: "
+                 "post-processing of that release")]
     notes = ["sampler: fixed-size batches drawn uniformly without replacement, independently per step"]
     if config.accounting is Accounting.PAPER:
         notes.append("paper accounting: the DPLP paper's effective-rate rho with the WBK bound "

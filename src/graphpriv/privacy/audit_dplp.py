@@ -52,10 +52,10 @@ from graphpriv.linkpred.subgraphs import Extractor, collate_dense, extract_subgr
 from graphpriv.methods.dplp_subgraph import (
     DPLPConfig,
     calibrate_training_noise,
+    dependency_bound,
     label_cap,
     make_optimizer,
     training_steps,
-    dependency_bound,
 )
 from graphpriv.nn.subgraph_gnn import SubgraphGNN, bce_loss, predict
 from graphpriv.privacy.accountant import Ledger
