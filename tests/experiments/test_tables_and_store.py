@@ -67,7 +67,7 @@ def test_run_table_reuses_stored_runs(tmp_path, monkeypatch):
     calls = []
 
     def fake(args):
-        method, dataset, seed, overrides, store = args
+        _, dataset, seed, overrides, store = args
         calls.append(seed)
         r = _result(method="cn", seed=seed, auc=0.5 + seed / 10)
         r = r.model_copy(update={"config": make_config("cn", overrides).model_dump(mode="json"), "privacy": None,
@@ -78,7 +78,6 @@ def test_run_table_reuses_stored_runs(tmp_path, monkeypatch):
     from graphpriv.experiments import tables
 
     monkeypatch.setattr(tables, "_run_cell", fake)
-    monkeypatch.setattr(tables, "ProcessPoolExecutor", _SerialPool)
     spec = TableSpec("t", "t", ("g",), (Row("CN", "cn", paper={"g": 60.0}),), "test")
     cells = run_table(spec, seeds=2, store=tmp_path / "s.sqlite")
     assert calls == [0, 1]
@@ -90,24 +89,9 @@ def test_run_table_reuses_stored_runs(tmp_path, monkeypatch):
     assert calls == [0, 1, 2] and [r.seed for r in stored[0][2]] == [0, 1, 2]
 
 
-class _SerialPool:
-    def __init__(self, max_workers):
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def map(self, fn, items):
-        return [fn(i) for i in items]
-
-
 def test_cells_capped_to_zero_seeds_are_left_out(tmp_path, monkeypatch):
     from graphpriv.experiments import tables
 
-    monkeypatch.setattr(tables, "ProcessPoolExecutor", _SerialPool)
     monkeypatch.setattr(tables, "_run_cell", lambda args: (_ for _ in ()).throw(AssertionError("ran")))
     spec = TableSpec("t", "t", ("g",), (Row("CN", "cn", max_seeds={"g": 0}),), "test")
     assert run_table(spec, seeds=2, store=tmp_path / "s.sqlite") == []
@@ -183,3 +167,22 @@ def test_raw_columns_show_diagnostics_unscaled():
         r.info["noise_multiplier"] = None  # a noise-free run: shown as '-'
     text = to_markdown(spec, [(spec.rows[0], "g", results)], seeds=2, command="cmd")
     assert "| 2.00e-14 |" in text and "| - |" in text
+
+
+def test_run_table_with_two_workers_goes_through_dask(tmp_path):
+    import torch
+
+    from graphpriv.testing.graphs import labelled_sbm
+
+    graph = tmp_path / "sbm.pt"
+    torch.save(labelled_sbm(120, 3, seed=2), graph)
+    store = tmp_path / "s.sqlite"
+    spec = TableSpec("t", "t", (str(graph),), (Row("MLP", "mlp", {"epochs": 2}),), "test", metric="accuracy")
+    cells = run_table(spec, seeds=2, store=store, workers=2)
+    assert [r.seed for r in cells[0][2]] == [0, 1] and ResultStore(store).count() == 2
+    again = run_table(spec, seeds=2, store=store, run=False)
+    assert [r.metrics["accuracy"] for r in again[0][2]] == [r.metrics["accuracy"] for r in cells[0][2]]
+    broken = TableSpec("b", "b", (str(tmp_path / "missing.pt"),), (Row("MLP", "mlp", {"epochs": 2}),), "test",
+                       metric="accuracy")
+    with pytest.raises(RuntimeError, match="2 run\\(s\\) of b failed"):
+        run_table(broken, seeds=2, store=store, workers=2)

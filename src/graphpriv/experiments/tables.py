@@ -13,7 +13,6 @@ import argparse
 import os
 import platform
 import statistics
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -344,8 +343,14 @@ def run_table(spec: TableSpec, *, seeds: int, store: Path, workers: int = 1,
               run: bool = True) -> list[tuple[Row, str, list[Result]]]:
     """Run (or reuse from the store) every cell; returns (row, dataset, results) per cell.
 
-    With ``run=False`` nothing runs: each cell holds the stored seeds only (cells without any are
-    left out), for rendering a table whose slow cells have fewer seeds so far."""
+    One worker runs the missing cells here, one after another; more go to a Dask LocalCluster
+    (:func:`graphpriv.experiments.sweep.run_runs`, one process and ``GRAPHPRIV_THREADS`` torch
+    threads per worker). With ``run=False`` nothing runs: each cell holds the stored seeds only
+    (cells without any are left out), for rendering a table whose slow cells have fewer seeds so far.
+
+    Raises:
+        RuntimeError: a run failed on a worker (its traceback is in the store).
+    """
     results_store = ResultStore(store)
     todo, cells = [], {}
     for dataset in spec.datasets:  # dataset by dataset: the small graphs' cells finish first
@@ -361,10 +366,34 @@ def run_table(spec: TableSpec, *, seeds: int, store: Path, workers: int = 1,
     if not run:
         kept = {key: [r for r in found if r is not None] for key, found in cells.items()}
         return [(row, d, kept[(row.label, d)]) for row in spec.rows for d in spec.datasets if kept.get((row.label, d))]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for (key, _), result in zip(todo, pool.map(_run_cell, [args for _, args in todo])):
-            cells[key[:2]][key[2]] = result
-            print(f"  {key[0]:40s} {key[1]:9s} seed {key[2]}: {100 * result.metrics[spec.metric]:.2f}", flush=True)
+
+    def record(key: tuple[str, str, int], result: Result) -> None:
+        cells[key[:2]][key[2]] = result
+        print(f"  {key[0]:40s} {key[1]:9s} seed {key[2]}: {100 * result.metrics[spec.metric]:.2f}", flush=True)
+
+    if workers <= 1:
+        for key, args in todo:
+            record(key, _run_cell(args))
+    elif todo:
+        from graphpriv.experiments.sweep import make_run, run_runs
+
+        runs = [make_run(*args[:4]) for _, args in todo]
+        keys = {id(r): key for r, (key, _) in zip(runs, todo)}  # SweepRun holds lists: not hashable
+        failed = []
+
+        def on_done(sweep_run, status: str, done: int, total: int) -> None:
+            key = keys[id(sweep_run)]
+            if status != "ok":
+                failed.append(key)
+                print(f"  {key[0]:40s} {key[1]:9s} seed {key[2]}: failed (traceback in the store)", flush=True)
+                return
+            record(key, results_store.find(sweep_run.method, sweep_run.dataset, sweep_run.seed,
+                                           sweep_run.config_dict))
+
+        run_runs(runs, store, workers=workers, threads=int(os.environ.get("GRAPHPRIV_THREADS", "1")),
+                 on_done=on_done)
+        if failed:
+            raise RuntimeError(f"{len(failed)} run(s) of {spec.name} failed, e.g. {failed[0]}; see {store}")
     return [(row, d, cells[(row.label, d)]) for row in spec.rows for d in spec.datasets if cells.get((row.label, d))]
 
 
@@ -375,9 +404,9 @@ def _mean_std(values: list[float]) -> str:
 def to_markdown(spec: TableSpec, cells, *, seeds: int, command: str) -> str:
     """Markdown table of ours (mean ± std over seeds) beside the paper's numbers."""
     title = f"### {spec.title}" + (f" (ours = {spec.metric})" if spec.metric != "test_auc" else "")
-    lines = [title, "", f"Command: `{command}` (up to {seeds} seeds: 0..{seeds - 1}, the "
-             "count per cell is in the n column; "
-             f"{platform.machine()}, Python {platform.python_version()}). Paper: {spec.source}.", "",
+    lines = [title, "", (f"Command: `{command}` (up to {seeds} seeds: 0..{seeds - 1}, the "
+                         "count per cell is in the n column; "
+                         f"{platform.machine()}, Python {platform.python_version()}). Paper: {spec.source}."), "",
              "| method | dataset | ours (mean ± std) | n | paper |"
              + "".join(f" {c} |" for c in (*spec.columns, *spec.raw_columns))
              + " epsilon spent (delta) | accounting | noise multiplier | time / run (s) |",
