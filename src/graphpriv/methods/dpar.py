@@ -38,7 +38,7 @@ from graphpriv.privacy import dpar_accounting as acc
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.analysis.top_k import one_shot_top_k_epsilon
 from graphpriv.privacy.calibration import quiet_absl
-from graphpriv.privacy.engine import clipped_gradient_sum
+from graphpriv.privacy.ghost_clipping import decoupled_clipped_sum
 from graphpriv.privacy.mechanisms import audit_test_noise_factor
 from graphpriv.privacy.report import PhaseReport, PrivacyReport
 from graphpriv.privacy.sampling import PoissonSampler
@@ -297,9 +297,6 @@ def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_class
     def collate(rows: torch.Tensor):
         return (x[index[rows]], weight[rows]), y[rows]
 
-    def loss_fn(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-        return F.cross_entropy(logits, target)
-
     model.train()
     if noise_std is not None:
         noise_std = noise_std * audit_test_noise_factor()  # 1.0 except in the audit's broken-noise test
@@ -307,7 +304,8 @@ def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_class
         for step in range(steps):
             rows = sampler.sample()
             if rows.numel():
-                summed, _ = clipped_gradient_sum(model, loss_fn, collate, rows, config.max_grad_norm)
+                (inputs, w), target = collate(rows)  # ghost clipping: the engine's sum, batched
+                summed, _ = decoupled_clipped_sum(model, inputs, w, target, config.max_grad_norm)
             else:
                 summed = {name: torch.zeros_like(p) for name, p in model.named_parameters()}
             for name, param in model.named_parameters():

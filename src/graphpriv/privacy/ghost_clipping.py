@@ -1,0 +1,74 @@
+"""Clipped per-example gradient sums for DPAR's decoupled model without per-example gradients.
+
+DPAR and dp-mlp train :class:`graphpriv.nn.decoupled.DecoupledModel` over
+:func:`graphpriv.nn.decoupled.feature_mlp` (``Linear -> ReLU -> Dropout -> Linear``) with DP-SGD:
+each example (a row of Pi) is K feature vectors ``x[b, k]`` with weights ``w[b, k]``. One batched
+backward pass gives every layer's output gradient ``g[b, k]`` and input ``a[b, k]``; example b's
+gradient of a linear layer is ``sum_k g[b, k] a[b, k]^T`` (weight) and ``sum_k g[b, k]`` (bias), so
+
+    ||grad_b||^2 = sum_{k, k'} (g_bk . g_bk') (a_bk . a_bk') + ||sum_k g_bk||^2      (per layer)
+
+comes from two K x K Gram matrices per example, and the clipped sum
+``sum_b c_b grad_b = sum_{b, k} c_b g_bk a_bk^T`` from one product: no ``[B, out, in]`` tensor.
+This is "ghost clipping" (Goodfellow, arXiv:1510.01799; Li, Tramèr, Liang, Hashimoto, ICLR 2022,
+Sec. 4 for inputs with a sequence dimension) and gives the same sum as the vectorized per-example
+path :func:`graphpriv.privacy.engine.clipped_gradient_sum` (tested to float rounding), dropout
+masks included: ``vmap(randomness="different")`` draws the batch's masks as one batched call does.
+Privacy is unchanged: the clipping factors min(1, C / ||grad_b||) are the same numbers.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from graphpriv.nn.decoupled import DecoupledModel
+
+__all__ = ["decoupled_clipped_sum"]
+
+
+def _layers(model: DecoupledModel) -> tuple[nn.Linear, nn.Dropout, nn.Linear]:
+    mlp = getattr(model, "mlp", None)
+    kinds = (nn.Linear, nn.ReLU, nn.Dropout, nn.Linear)
+    if (not isinstance(model, DecoupledModel) or not isinstance(mlp, nn.Sequential) or len(mlp) != 4
+            or not all(isinstance(m, k) for m, k in zip(mlp, kinds))):
+        raise TypeError("decoupled_clipped_sum needs DecoupledModel(feature_mlp(...)): "
+                        "Linear -> ReLU -> Dropout -> Linear")
+    return mlp[0], mlp[2], mlp[3]
+
+
+def _squared_norms(g: Tensor, a: Tensor) -> Tensor:
+    """``[B]`` squared norms of sum_k g_bk a_bk^T plus those of sum_k g_bk (the bias)."""
+    return ((g @ g.transpose(1, 2)) * (a @ a.transpose(1, 2))).sum((1, 2)) + g.sum(1).pow(2).sum(1)
+
+
+def decoupled_clipped_sum(model: DecoupledModel, x: Tensor, w: Tensor, y: Tensor,
+                          max_grad_norm: float) -> tuple[dict[str, Tensor], Tensor]:
+    """Sum over examples of the cross-entropy gradient, each example's clipped to ``max_grad_norm``.
+
+    Args:
+        model: ``DecoupledModel(feature_mlp(F, H, C, p))``, in train mode for dropout.
+        x: ``[B, K, F]`` features of each example's rows. w: ``[B, K]`` their Pi weights (0 for
+            padding). y: ``[B]`` labels (long). max_grad_norm: C > 0.
+
+    Returns:
+        ``({parameter name: summed clipped gradient}, per-example gradient norms before clipping
+        [B])``; the names are ``model.named_parameters()``'s.
+
+    Raises:
+        TypeError: another architecture (use :func:`graphpriv.privacy.engine.clipped_gradient_sum`).
+    """
+    lin1, drop, lin2 = _layers(model)
+    pre = F.linear(x, lin1.weight, lin1.bias)  # [B, K, H]
+    act = F.dropout(torch.relu(pre), drop.p, drop.training)
+    out = F.linear(act, lin2.weight, lin2.bias)  # [B, K, C]
+    loss = F.cross_entropy((out * w.unsqueeze(-1)).sum(-2), y, reduction="sum")
+    g_pre, g_out = torch.autograd.grad(loss, (pre, out))
+    act = act.detach()
+    norms = (_squared_norms(g_pre, x) + _squared_norms(g_out, act)).sqrt()
+    factor = (max_grad_norm / (norms + 1e-6)).clamp(max=1.0).view(-1, 1, 1)  # engine._factors' formula
+    g_pre, g_out = g_pre * factor, g_out * factor
+    grads = {lin1.weight: torch.einsum("bkh,bkf->hf", g_pre, x), lin1.bias: g_pre.sum((0, 1)),
+             lin2.weight: torch.einsum("bkc,bkh->ch", g_out, act), lin2.bias: g_out.sum((0, 1))}
+    return {name: grads[p] for name, p in model.named_parameters()}, norms
