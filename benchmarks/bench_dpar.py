@@ -7,7 +7,12 @@ for all M seeds at once (``appr_ista``, one sparse product per iteration) and th
 EM0), against the reference: the textbook ISTA with a dense [N, M] iterate
 (``graphpriv.testing.references.appr_ista_dense``, all seeds at once; timed on the first 70 seeds and
 scaled linearly to M; the vectors are checked equal). Goal: under a minute at 100k nodes.
-Part 2: a full ``dpar-gm`` run (split, sampling, APPR, DP rows, DP-SGD, inference) on ``--dataset``
+Part 2: the DP-SGD step's clipped gradient sum on ``--dataset``'s features: ghost clipping
+(``graphpriv.privacy.ghost_clipping``, what DPAR and dp-mlp use) against the vectorized
+per-example engine (``torch.func`` vmap, ``graphpriv.privacy.engine.clipped_gradient_sum``), same
+batches and dropout masks, sums checked equal; rows of K = 1 (dp-mlp, the one-row variant) and
+K = 8 entries.
+Part 3: a full ``dpar-gm`` run (split, sampling, APPR, DP rows, DP-SGD, inference) on ``--dataset``
 at eps = 8. Goal: under 2 minutes on cora_ml. Peak memory is the process's max RSS.
 """
 
@@ -37,6 +42,44 @@ def peak_gib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
 
+def clip_comparison(x, num_classes: int, *, steps: int, batch: int) -> None:
+    """Part 2: ``steps`` clipped sums of ``batch`` rows, ghost clipping against the vmap engine."""
+    import torch
+    import torch.nn.functional as F
+
+    from graphpriv.nn.decoupled import DecoupledModel, feature_mlp
+    from graphpriv.privacy.engine import clipped_gradient_sum
+    from graphpriv.privacy.ghost_clipping import decoupled_clipped_sum
+
+    print(f"\n## Clipped gradient sum, {steps} batches of {batch} rows ({x.shape[1]} features, hidden 32, "
+          "dropout 0.1)\n")
+    print("| entries per row K | vmap engine (ms / batch) | ghost clipping (ms / batch) | speed-up | max abs diff |")
+    print("|---|---|---|---|---|")
+    for k in (1, 8):
+        gen = torch.Generator().manual_seed(k)
+        model = DecoupledModel(feature_mlp(x.shape[1], 32, num_classes, 0.1)).train()
+        batches = [(torch.randint(x.shape[0], (batch, k), generator=gen), torch.rand(batch, k, generator=gen),
+                    torch.randint(num_classes, (batch,), generator=gen)) for _ in range(steps)]
+        timings, sums = {}, {}
+        for name in ("vmap", "ghost"):
+            torch.manual_seed(0)
+            t0 = time.perf_counter()
+            for index, w, y in batches:
+                if name == "vmap":
+                    def collate(rows, index=index, w=w, y=y):
+                        return (x[index[rows]], w[rows]), y[rows]
+                    out, _ = clipped_gradient_sum(model, lambda o, t: F.cross_entropy(o, t), collate,
+                                                  torch.arange(batch), 1.0)
+                else:
+                    out, _ = decoupled_clipped_sum(model, x[index], w, y, 1.0)
+            timings[name] = (time.perf_counter() - t0) / steps
+            sums[name] = out
+        diff = max(float((sums["vmap"][n] - sums["ghost"][n]).abs().max()) for n in sums["vmap"])
+        assert diff < 1e-4, "ghost clipping disagrees with the engine"
+        print(f"| {k} | {1e3 * timings['vmap']:.2f} | {1e3 * timings['ghost']:.2f} | "
+              f"{timings['vmap'] / timings['ghost']:.1f}x | {diff:.1e} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=100_000)
@@ -44,6 +87,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[70, 1000])
     parser.add_argument("--dataset", default="cora_ml")
     parser.add_argument("--skip-run", action="store_true")
+    parser.add_argument("--clip-steps", type=int, default=200, help="batches timed in part 2")
+    parser.add_argument("--batch", type=int, default=64, help="rows per batch in part 2")
     args = parser.parse_args()
     from graphpriv.propagation.appr import appr_ista
     from graphpriv.propagation.dp_appr import dp_appr_em, dp_appr_gaussian
@@ -75,12 +120,14 @@ def main() -> None:
         del p, ref
         print(f"| {m} | {t_appr:.2f} | {iters} | {t_rows:.2f} | {t_appr + t_rows:.2f} | {t_ref:.1f} | "
               f"{t_ref / (t_appr + t_rows):.1f}x | {peak_gib():.2f} |")
-    if args.skip_run:
-        return
     from graphpriv.data import load
-    from graphpriv.experiments.registry import make_config, method_spec
 
     data = load(args.dataset)
+    clip_comparison(data.x.float(), int(data.y.max()) + 1, steps=args.clip_steps, batch=args.batch)
+    if args.skip_run:
+        return
+    from graphpriv.experiments.registry import make_config, method_spec
+
     config = make_config("dpar-gm", {"epsilon": 8.0})
     t0 = time.perf_counter()
     result = method_spec("dpar-gm").run(config, data, seed=0, method="dpar-gm")
