@@ -8,7 +8,8 @@ gradient of a linear layer is ``sum_k g[b, k] a[b, k]^T`` (weight) and ``sum_k g
 
     ||grad_b||^2 = sum_{k, k'} (g_bk . g_bk') (a_bk . a_bk') + ||sum_k g_bk||^2      (per layer)
 
-comes from two K x K Gram matrices per example, and the clipped sum
+comes from two K x K Gram matrices per example (Opacus's norm sampler for ``nn.Linear``,
+``opacus.grad_sample.linear.compute_linear_norm_sample``), and the clipped sum
 ``sum_b c_b grad_b = sum_{b, k} c_b g_bk a_bk^T`` from one product: no ``[B, out, in]`` tensor.
 This is "ghost clipping" (Goodfellow, arXiv:1510.01799; Li, Tramèr, Liang, Hashimoto, ICLR 2022,
 Sec. 4 for inputs with a sequence dimension) and gives the same sum as the vectorized per-example
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
+from opacus.grad_sample.linear import compute_linear_norm_sample
 from torch import Tensor, nn
 
 from graphpriv.nn.decoupled import DecoupledModel
@@ -38,9 +40,11 @@ def _layers(model: DecoupledModel) -> tuple[nn.Linear, nn.Dropout, nn.Linear]:
     return mlp[0], mlp[2], mlp[3]
 
 
-def _squared_norms(g: Tensor, a: Tensor) -> Tensor:
-    """``[B]`` squared norms of sum_k g_bk a_bk^T plus those of sum_k g_bk (the bias)."""
-    return ((g @ g.transpose(1, 2)) * (a @ a.transpose(1, 2))).sum((1, 2)) + g.sum(1).pow(2).sum(1)
+def _squared_norms(layer: nn.Linear, g: Tensor, a: Tensor) -> Tensor:
+    """``[B]`` squared norms of the layer's per-example gradient (weight and bias), by Opacus's
+    ghost norm sampler for ``nn.Linear`` (the K x K Gram matrices for ``[B, K, *]`` inputs)."""
+    norms = compute_linear_norm_sample(layer, [a], g)
+    return sum(n.pow(2) for n in norms.values())
 
 
 def decoupled_clipped_sum(model: DecoupledModel, x: Tensor, w: Tensor, y: Tensor,
@@ -66,7 +70,7 @@ def decoupled_clipped_sum(model: DecoupledModel, x: Tensor, w: Tensor, y: Tensor
     loss = F.cross_entropy((out * w.unsqueeze(-1)).sum(-2), y, reduction="sum")
     g_pre, g_out = torch.autograd.grad(loss, (pre, out))
     act = act.detach()
-    norms = (_squared_norms(g_pre, x) + _squared_norms(g_out, act)).sqrt()
+    norms = (_squared_norms(lin1, g_pre, x) + _squared_norms(lin2, g_out, act)).sqrt()
     factor = (max_grad_norm / (norms + 1e-6)).clamp(max=1.0).view(-1, 1, 1)  # engine._factors' formula
     g_pre, g_out = g_pre * factor, g_out * factor
     grads = {lin1.weight: torch.einsum("bkh,bkf->hf", g_pre, x), lin1.bias: g_pre.sum((0, 1)),
