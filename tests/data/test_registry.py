@@ -101,3 +101,13 @@ def test_planetoid_labels_and_features_align_with_pyg():
     ref = read_planetoid_data(os.path.join(os.environ["GRAPHPRIV_DATA"], "planetoid"), "cora")
     assert np.array_equal(ours.y.numpy(), ref.y.numpy())
     assert np.allclose(ours.x.numpy(), ref.x.numpy())
+
+
+@needs_data
+@pytest.mark.dataset
+def test_identity_features_are_one_hot_and_the_graph_is_unchanged():
+    plain, ident = load("lastfm_asia"), load("lastfm_asia_identity")
+    assert plain.x is None
+    assert np.array_equal(ident.x.numpy(), np.eye(plain.num_nodes, dtype=np.float32))
+    assert np.array_equal(ident.edge_index.numpy(), plain.edge_index.numpy())
+    assert np.array_equal(ident.y.numpy(), plain.y.numpy())

@@ -79,6 +79,15 @@ def feather(paths: Paths) -> RawGraph:
     return RawGraph(raw.edge_index, num_nodes=max(raw.num_nodes, len(y)), y=y)
 
 
+def feather_identity(paths: Paths) -> RawGraph:
+    """:func:`feather` with one-hot identity features ``x = I_N`` (float32): a function of the node
+    index alone, so the features carry nothing private (specs/datasets.md: FEATHER graphs have no
+    features file; "use structural/identity features"). Structural features (degrees, ...) would
+    put a node's edges into other nodes' inputs."""
+    raw = feather(paths)
+    return raw._replace(x=np.eye(raw.num_nodes, dtype=np.float32))
+
+
 def privdpr_txt(paths: Paths) -> RawGraph:
     """PrivDPR's processed files: ``src dst weight`` lines, ids ``0..N-1``."""
     (path,) = paths.values()
