@@ -57,7 +57,7 @@ def clip_per_sample(grads: dict[str, Tensor], max_grad_norm: float) -> tuple[dic
         ``(clipped grads, same shapes; norms before clipping [B])``.
     """
     norms = per_sample_norms(grads)
-    factor = _factors(norms, max_grad_norm)
+    factor = norm_clip_factors(norms, max_grad_norm)
     clipped = {n: g * factor.view(-1, *([1] * (g.dim() - 1))) for n, g in grads.items()}
     return clipped, norms
 
@@ -69,10 +69,11 @@ def per_sample_norms(grads: dict[str, Tensor]) -> Tensor:
 
 def clip_factors(grads: dict[str, Tensor], max_grad_norm: float) -> Tensor:
     """``[B]`` factors min(1, C / ||g_b||) that clip each example's gradient to ``max_grad_norm``."""
-    return _factors(per_sample_norms(grads), max_grad_norm)
+    return norm_clip_factors(per_sample_norms(grads), max_grad_norm)
 
 
-def _factors(norms: Tensor, max_grad_norm: float) -> Tensor:
+def norm_clip_factors(norms: Tensor, max_grad_norm: float) -> Tensor:
+    """``[B]`` factors min(1, C / (||g_b|| + 1e-6)) from per-example gradient norms ``[B]``."""
     return (max_grad_norm / (norms + 1e-6)).clamp(max=1.0)
 
 

@@ -26,6 +26,7 @@ from opacus.grad_sample.linear import compute_linear_norm_sample
 from torch import Tensor, nn
 
 from graphpriv.nn.decoupled import DecoupledModel
+from graphpriv.privacy.engine import norm_clip_factors
 
 __all__ = ["decoupled_clipped_sum"]
 
@@ -71,7 +72,7 @@ def decoupled_clipped_sum(model: DecoupledModel, x: Tensor, w: Tensor, y: Tensor
     g_pre, g_out = torch.autograd.grad(loss, (pre, out))
     act = act.detach()
     norms = (_squared_norms(lin1, g_pre, x) + _squared_norms(lin2, g_out, act)).sqrt()
-    factor = (max_grad_norm / (norms + 1e-6)).clamp(max=1.0).view(-1, 1, 1)  # engine._factors' formula
+    factor = norm_clip_factors(norms, max_grad_norm).view(-1, 1, 1)
     g_pre, g_out = g_pre * factor, g_out * factor
     grads = {lin1.weight: torch.einsum("bkh,bkf->hf", g_pre, x), lin1.bias: g_pre.sum((0, 1)),
              lin2.weight: torch.einsum("bkc,bkh->ch", g_out, act), lin2.bias: g_out.sum((0, 1))}
