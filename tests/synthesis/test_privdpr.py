@@ -15,6 +15,7 @@ from graphpriv.synthesis.deep_pagerank import (
     depth_for_sensitivity,
     gradient_bound_m,
     pair_loss,
+    spectral_norm,
 )
 from graphpriv.synthesis.generation import assemble_graph, score_counts
 from graphpriv.synthesis.privdpr import paper_noise_multiplier, train_embeddings
@@ -61,6 +62,21 @@ def test_pair_gradient_never_exceeds_theorem_4_2():
     # weight normalisation: every normalised W has spectral norm exactly 1/s
     for w in model.weights:
         assert float(torch.linalg.matrix_norm(model.normalised(w.detach()), ord=2)) == pytest.approx(1 / s, rel=1e-5)
+
+
+@pytest.mark.parametrize("shape", [(6, 5), (5, 6), (128, 64), (64, 64), (96, 200), (64, 1), (1, 7)])
+def test_spectral_norm_equals_the_svd_and_its_gradient(shape):
+    gen = torch.Generator().manual_seed(sum(shape))
+    w = torch.randn(*shape, generator=gen, requires_grad=True)
+    ref = torch.linalg.matrix_norm(w, ord=2)
+    (ref_grad,) = torch.autograd.grad(ref, w)
+    ours = spectral_norm(w)
+    (grad,) = torch.autograd.grad(ours, w)
+    assert ours.dtype == torch.float32 and ours.shape == ()
+    assert float(ours.detach()) == pytest.approx(float(ref.detach()), rel=1e-6)
+    torch.testing.assert_close(grad, ref_grad, rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="matrix"):
+        spectral_norm(w.detach()[0])
 
 
 def test_walk_pairs_follow_edges_and_skip_isolated_starts():
