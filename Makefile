@@ -86,6 +86,7 @@ bench: setup
 	$(BIN)/python benchmarks/bench_ppgsl_scale.py --sizes 10000 50000 100000 --steps 500
 	$(BIN)/python benchmarks/bench_dplp_rank.py --dataset facebook --base aa
 	$(BIN)/python benchmarks/bench_privdpr_scale.py --nodes 410236 --edges 3356824 --batch-nodes 1024
+	$(BIN)/python benchmarks/bench_spectral_norm.py
 
 clean:
 	rm -rf $(VENV) .numba-cache .pytest_cache runs
