@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -49,15 +49,15 @@ def _fail(exc: Exception) -> None:
 def run(
     method: str = typer.Argument(..., help="Method id, e.g. dplp-ps, dplp-ns, seal."),
     dataset: str = typer.Option(..., "--dataset", "-d", help="Registry id or path to a graph file."),
-    epsilon: Optional[float] = typer.Option(None, help="Target epsilon (private methods)."),
-    delta: Optional[float] = typer.Option(None, help="Delta (default: the method's, 1e-5)."),
+    epsilon: float | None = typer.Option(None, help="Target epsilon (private methods)."),
+    delta: float | None = typer.Option(None, help="Delta (default: the method's, 1e-5)."),
     seed: int = typer.Option(0, help="Seed of split, sampling and noise."),
-    accounting: Optional[str] = typer.Option(None, help="rigorous (default) or paper."),
+    accounting: str | None = typer.Option(None, help="rigorous (default) or paper."),
     set_: list[str] = typer.Option([], "--set", help="Config override key=value (repeatable)."),
-    json_path: Optional[Path] = typer.Option(None, "--json", help="Write the full result as JSON."),
+    json_path: Path | None = typer.Option(None, "--json", help="Write the full result as JSON."),
     store: Path = typer.Option(Path("runs/results.sqlite"), help="SQLite results store."),
     no_store: bool = typer.Option(False, "--no-store", help="Do not append to the store."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write the published graph (.txt/.csv/.tsv edge list or .npz)."),
+    out: Path | None = typer.Option(None, "--out", help="Write the published graph (.txt/.csv/.tsv edge list or .npz)."),
 ) -> None:
     """Train or publish with METHOD on a dataset, print the result, store it."""
     from graphpriv.experiments.display import print_result
@@ -154,7 +154,7 @@ def attack(
 def sweep(
     file: Path = typer.Argument(..., help="Sweep file (YAML): methods, datasets, epsilons, seeds, overrides, store."),
     workers: int = typer.Option(2, "--workers", "-w", help="LocalCluster worker processes (one thread each)."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Address of a running Dask scheduler."),
+    scheduler: str | None = typer.Option(None, "--scheduler", help="Address of a running Dask scheduler."),
     threads: int = typer.Option(1, help="torch threads per run."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Validate and count the runs; run nothing."),
 ) -> None:
@@ -196,7 +196,7 @@ def reproduce(
     quick: bool = typer.Option(False, "--quick", help="Smoke version: 1 seed, first dataset, at most 2 epochs."),
     store: Path = typer.Option(Path("runs/results.sqlite"), help="SQLite results store (stored runs are reused)."),
     workers: int = typer.Option(2, "--workers", "-w", help="LocalCluster worker processes."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Address of a running Dask scheduler."),
+    scheduler: str | None = typer.Option(None, "--scheduler", help="Address of a running Dask scheduler."),
     from_store: bool = typer.Option(False, "--from-store", help="Run nothing: render the seeds stored so far."),
 ) -> None:
     """Run a paper table's grid on Dask and write ours beside the paper's numbers (docs/reproduction)."""
@@ -318,21 +318,20 @@ def datasets_info(name: str = typer.Argument(..., help="Registry id or graph fil
 
 @app.command()
 def accountant(
-    noise_multiplier: Optional[float] = typer.Option(None, "--noise-multiplier", "-z", help="z; omit with --target-epsilon."),
-    target_epsilon: Optional[float] = typer.Option(None, help="Inverse: the noise multiplier meeting this epsilon."),
+    noise_multiplier: float | None = typer.Option(None, "--noise-multiplier", "-z", help="z; omit with --target-epsilon."),
+    target_epsilon: float | None = typer.Option(None, help="Inverse: the noise multiplier meeting this epsilon."),
     sampling: str = typer.Option("poisson", help="poisson (rate m/N) or wor (m of N without replacement)."),
     batch_size: int = typer.Option(..., "--batch-size", "-m", help="m (expected batch size for Poisson)."),
     dataset_size: int = typer.Option(..., "--dataset-size", "-n", help="N training examples."),
-    steps: Optional[int] = typer.Option(None, help="Number of noisy steps."),
-    epochs: Optional[float] = typer.Option(None, help="Alternative to --steps: steps = ceil(epochs N / m)."),
+    steps: int | None = typer.Option(None, help="Number of noisy steps."),
+    epochs: float | None = typer.Option(None, help="Alternative to --steps: steps = ceil(epochs N / m)."),
     delta: float = typer.Option(1e-5, help="Delta."),
     group_size: int = typer.Option(1, "--group-size", "-K", help="Examples one unit changes (multi-term bound: hypergeometric for wor, binomial for poisson)."),
     accounting: str = typer.Option("rigorous", help="rigorous or paper (paper: DPLP's effective rate, wor only)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON for scripts."),
 ) -> None:
     """Epsilon of DP-SGD (compute_dp_sgd_privacy), or the noise multiplier for a target epsilon."""
-    from graphpriv.privacy.dpsgd_accounting import (DpSgdSetting, epsilon_for, noise_multiplier_for,
-                                                    steps_for_epochs)
+    from graphpriv.privacy.dpsgd_accounting import DpSgdSetting, epsilon_for, noise_multiplier_for, steps_for_epochs
 
     try:
         if (steps is None) == (epochs is None):

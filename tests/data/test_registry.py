@@ -94,8 +94,9 @@ def test_cache_is_used_after_mirror(monkeypatch, tmp_path):
 
 @needs_data
 def test_planetoid_labels_and_features_align_with_pyg():
-    from torch_geometric.io import read_planetoid_data
     import os
+
+    from torch_geometric.io import read_planetoid_data
 
     ours = load("cora")
     ref = read_planetoid_data(os.path.join(os.environ["GRAPHPRIV_DATA"], "planetoid"), "cora")

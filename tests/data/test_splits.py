@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from graphpriv.data.graph import pair_codes, decode_pairs, undirected_pairs
+from graphpriv.data.graph import decode_pairs, pair_codes, undirected_pairs
 from graphpriv.data.splits import link_split, node_split, protected_pairs, sensitive_link_split
 from graphpriv.testing.graphs import random_graph
 

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graphpriv.data.graph import to_csr, undirected_pairs
 from graphpriv.linkpred.paths import path_subgraph_edges

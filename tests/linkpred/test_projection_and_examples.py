@@ -1,11 +1,10 @@
 import numpy as np
 import pytest
 
-from graphpriv.data.graph import pair_codes, undirected_pairs
+from graphpriv.data.graph import pair_codes, to_csr, undirected_pairs
 from graphpriv.linkpred.examples import sample_capped_negatives, training_links
 from graphpriv.linkpred.projection import project_degree
-from graphpriv.linkpred.subgraphs import collate_dense, extract_subgraphs, Extractor
-from graphpriv.data.graph import to_csr
+from graphpriv.linkpred.subgraphs import Extractor, collate_dense, extract_subgraphs
 from graphpriv.testing.graphs import random_graph
 
 
@@ -47,7 +46,7 @@ def test_training_links_labels_and_collation():
     pos = set(pair_codes(pairs, 40).tolist())
     assert all((c in pos) == bool(y) for c, y in zip(pair_codes(links, 40).tolist(), labels))
     s = extract_subgraphs(to_csr(pairs, 40), links, labels, extractor=Extractor.PATH, k=3)
-    (z, adj, mask), y = collate_dense(s, np.arange(10), max_label=4)
+    (z, adj, mask), _ = collate_dense(s, np.arange(10), max_label=4)
     sizes = s.num_nodes_per_subgraph[:10]
     assert mask.sum(1).tolist() == sizes.tolist()
     assert int(z.max()) <= 4

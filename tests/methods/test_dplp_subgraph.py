@@ -83,7 +83,8 @@ def test_training_graph_excludes_held_out_edges(graph):
 def test_cn_baseline_matches_direct_count(graph):
     from graphpriv.experiments.runner import run_method  # noqa: F401  (registry import path)
     from graphpriv.linkpred.heuristics import common_neighbours
-    from graphpriv.methods.heuristic import CommonNeighboursConfig, run as run_cn
+    from graphpriv.methods.heuristic import CommonNeighboursConfig
+    from graphpriv.methods.heuristic import run as run_cn
 
     result = run_cn(CommonNeighboursConfig(), graph, seed=0)
     split = link_split(graph, seed=0)

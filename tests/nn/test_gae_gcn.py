@@ -56,7 +56,6 @@ def test_weighted_propagation_equals_pyg_gcnconv_with_gradients():
     from torch_geometric.nn import GCNConv
 
     from graphpriv.nn.weighted_gcn import SymmetricGraph, gcn_propagate
-
     from graphpriv.testing.graphs import random_pairs
 
     torch.manual_seed(0)

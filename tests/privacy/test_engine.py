@@ -1,14 +1,14 @@
 import pytest
 import torch
+from dp_accounting import dp_event
 from torch import nn
 
+from graphpriv.nn.subgraph_gnn import SubgraphGNN, bce_loss
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.engine import DPSGD, clip_per_sample, per_sample_gradients
 from graphpriv.privacy.events import BinomialGroupGaussianDpEvent, HypergeometricGroupGaussianDpEvent
 from graphpriv.privacy.sampling import PoissonSampler, WithoutReplacementSampler
 from graphpriv.privacy.units import PrivacyUnit
-from graphpriv.nn.subgraph_gnn import SubgraphGNN, bce_loss
-from dp_accounting import dp_event
 
 
 def padded_batch(batch=16, n=7, labels=6, seed=0):

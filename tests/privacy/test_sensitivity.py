@@ -40,7 +40,7 @@ def test_known_values():
         assert path_bound(5, theta) <= neighbourhood_bound(2, theta)
 
 
-@pytest.mark.parametrize("bad", [dict(k=1), dict(k=7), dict(theta=0)])
+@pytest.mark.parametrize("bad", [{"k": 1}, {"k": 7}, {"theta": 0}])
 def test_bad_parameters(bad):
     args = {"k": 3, "theta": 3, **bad}
     with pytest.raises(ValueError):

@@ -88,7 +88,7 @@ def locate(raw: RawFile) -> Path:
             return _download(raw, target)
         except ChecksumError:
             raise
-        except Exception as exc:  # network errors come in many types
+        except Exception as exc:  # noqa: BLE001 - network errors come in many types
             reason = f"download failed: {exc}"
     raise DatasetError(
         f"raw file {raw.relpath} not found (looked in {', '.join(map(str, candidates(raw)))}) and "

@@ -21,7 +21,7 @@ def read_pyg(path: Path) -> RawGraph:
     """A ``torch.save``-d PyG ``Data`` (only load files you trust: this unpickles)."""
     try:
         obj = torch.load(path, weights_only=False)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - torch.load raises many types; re-raised as GraphFormatError
         raise GraphFormatError(f"{path}: cannot load a saved PyG Data ({exc})") from None
     if not isinstance(obj, Data) or getattr(obj, "edge_index", None) is None:
         raise GraphFormatError(f"{path}: expected a torch_geometric.data.Data with edge_index, got "

@@ -89,7 +89,7 @@ def read_mat(path: Path, key: str | None = None) -> RawGraph:
     """
     try:
         mat = sio.loadmat(path)
-    except Exception as exc:  # scipy raises several types for corrupt files
+    except Exception as exc:  # noqa: BLE001 - scipy raises several types for corrupt files
         raise GraphFormatError(f"{path}: not a readable MATLAB .mat file ({exc})") from None
     if key is None:
         square = [k for k, v in mat.items() if not k.startswith("__") and getattr(v, "ndim", 0) == 2
@@ -109,7 +109,7 @@ def read_scipy_npz(path: Path) -> RawGraph:
     """``scipy.sparse.save_npz`` file holding the adjacency matrix."""
     try:
         adj = sp.load_npz(path)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - numpy/scipy raise several types; re-raised as GraphFormatError
         raise GraphFormatError(
             f"{path}: not a scipy sparse .npz (save it with scipy.sparse.save_npz) ({exc})"
         ) from None

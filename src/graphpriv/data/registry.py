@@ -6,9 +6,9 @@ Sizes are after cleaning (undirected, simple, isolated nodes kept) and are check
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable
 
 from graphpriv.data import builders
 from graphpriv.data.fetch import RawFile

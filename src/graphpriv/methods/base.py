@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -45,7 +46,7 @@ class Result(BaseModel):
         stored in the results database; ``graphpriv run ... --out FILE`` writes it."""
         return self._release
 
-    def with_release(self, release: Any) -> "Result":
+    def with_release(self, release: Any) -> Result:
         """Attach the released object; returns ``self``."""
         self._release = release
         return self

@@ -48,7 +48,7 @@ def degree_bins(num_nodes: int) -> np.ndarray:
     Exact for small degrees, about 25% wide above 6: fewer bins carry less total noise while the
     candidates' theta values stay bin edges. Depends on N only (public under edge-level DP).
     """
-    edges = list(range(0, 7))
+    edges = list(range(7))
     step = 8
     while edges[-1] < num_nodes:
         edges.extend(v for v in (step, step + step // 4, step + step // 2) if v > edges[-1])

@@ -10,7 +10,6 @@ import enum
 import math
 
 import torch
-
 from dp_accounting import dp_event
 from pydantic import BaseModel
 
