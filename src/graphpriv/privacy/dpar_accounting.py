@@ -43,6 +43,7 @@ from graphpriv.privacy.analysis.top_k import (
 )
 from graphpriv.privacy.calibration import calibrate_noise_multiplier, quiet_absl
 from graphpriv.privacy.events import BinomialGroupGaussianDpEvent
+from graphpriv.privacy.sampling import PoissonSampler
 
 __all__ = [
     "DparPhaseBudget",
@@ -204,7 +205,7 @@ def _sgd_sensitivity(max_grad_norm: float, group_size: int, r: float, accounting
     """r C (paper), else the Poisson sampler's: C for one row per node, 2 C m for m rows."""
     if accounting == "paper":
         return r * max_grad_norm
-    return max_grad_norm if group_size == 1 else 2.0 * max_grad_norm * group_size
+    return PoissonSampler.sensitivity(max_grad_norm, group_size)
 
 
 def sgd_noise(budget_epsilon: float, budget_delta: float, *, sample_rate: float, steps: int, group_size: int,

@@ -100,10 +100,12 @@ class PoissonSampler:
         mask = torch.rand(self.num_examples, generator=self.generator) < self.sample_rate
         return mask.nonzero().flatten()
 
-    def sensitivity(self, max_grad_norm: float, group_size: int) -> float:
+    @staticmethod
+    def sensitivity(max_grad_norm: float, group_size: int) -> float:
         """C for one example per unit (add or remove one example); 2 C K when one unit changes K
-        examples (each changed example moves the clipped sum by at most 2C)."""
-        self._check_group(group_size)
+        examples (each changed example moves the clipped sum by at most 2C). A static method: it
+        does not depend on N or q (``PoissonSampler.sensitivity(C, K)``)."""
+        PoissonSampler._check_group(group_size)
         return float(max_grad_norm) if group_size == 1 else 2.0 * max_grad_norm * group_size
 
     def step_event(self, noise_multiplier: float, *, group_size: int = 1,
