@@ -69,6 +69,7 @@ reproduce: setup
 	$(BIN)/python -m graphpriv.experiments.tables dpar-table1 --seeds 10 --workers 2 --store runs/dpar.sqlite
 	$(BIN)/python -m graphpriv.experiments.tables dpar-k --seeds 10 --workers 2 --store runs/dpar.sqlite
 	$(BIN)/python -m graphpriv.experiments.tables dpar-split --seeds 10 --workers 2 --store runs/dpar.sqlite
+	$(BIN)/python -m graphpriv.experiments.tables dpar-lastfm --seeds 10 --workers 2 --store runs/dpar.sqlite
 	$(BIN)/python -m graphpriv.experiments.plots --store runs/dpar.sqlite --datasets cora_ml cora citeseer \
 	  --metric accuracy --xlabel "epsilon (node-level)" $(DPAR_CURVES) \
 	  --out docs/dpar_epsilon.png
