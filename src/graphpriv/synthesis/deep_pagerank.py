@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import scipy.linalg
 import torch
 from threadpoolctl import ThreadpoolController
@@ -97,14 +96,13 @@ def spectral_norm(w: Tensor) -> Tensor:
     if min(rows, cols) == 1:
         return torch.linalg.vector_norm(w)
     with torch.no_grad():
-        wd = w.detach()
         right = rows >= cols  # the Gram matrix W^T W (cols x cols) is the smaller one
-        gram = (wd.T @ wd if right else wd @ wd.T).double().numpy()
+        gram = (w.T @ w if right else w @ w.T).double().numpy()
         k = gram.shape[0]
         with _BLAS.limit(limits=torch.get_num_threads(), user_api="blas"):
             _, vec = scipy.linalg.eigh(gram, subset_by_index=[k - 1, k - 1], driver="evr")
-        x = torch.from_numpy(np.ascontiguousarray(vec[:, 0], dtype=np.float32)).to(w.dtype)
-        y = wd @ x if right else wd.T @ x
+        x = torch.from_numpy(vec[:, 0].copy()).to(w.dtype)  # float64 -> w's dtype: no float32 detour
+        y = w @ x if right else w.T @ x
         y = y / torch.linalg.vector_norm(y)
         u, v = (y, x) if right else (x, y)
     return u @ w @ v
