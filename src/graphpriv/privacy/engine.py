@@ -2,6 +2,14 @@
 
 Per-example gradients come from ``torch.func`` (``vmap`` over ``grad`` of a ``functional_call``),
 so a batch of padded subgraphs is processed in one vectorized call, not a Python loop.
+
+Clipping holds for any input, including extreme or non-finite values: a non-finite per-example
+gradient contributes zero; its example is dropped from the sum, which is within the add/remove
+relation's sensitivity C (and replace-one's 2C). "Non-finite" is read off the example's gradient
+norm, so it also covers float overflow: a float32 gradient whose squared norm passes 3.4e38
+(entries of about 1e19) has an infinite norm although every entry is finite. The example is masked
+out (``torch.where``, :func:`drop_nonfinite`) before any product, so 0 x inf = NaN cannot arise and
+one record cannot turn the sum into NaN; a finite example is clipped to norm <= C exactly as before.
 """
 
 from __future__ import annotations
@@ -51,14 +59,19 @@ def per_sample_gradients(
 
 
 def clip_per_sample(grads: dict[str, Tensor], max_grad_norm: float) -> tuple[dict[str, Tensor], Tensor]:
-    """Scale each example's whole gradient to L2 norm at most ``max_grad_norm``.
+    """Scale each example's whole gradient to L2 norm at most ``max_grad_norm``; an example whose
+    gradient norm is not finite becomes exactly 0 (module docstring).
+
+    Args:
+        grads: ``{name: [B, *param.shape]}`` per-example gradients. max_grad_norm: C > 0.
 
     Returns:
-        ``(clipped grads, same shapes; norms before clipping [B])``.
+        ``(clipped grads, same shapes; norms before clipping [B])`` (the norms may be inf / NaN).
     """
     norms = per_sample_norms(grads)
     factor = norm_clip_factors(norms, max_grad_norm)
-    clipped = {n: g * factor.view(-1, *([1] * (g.dim() - 1))) for n, g in grads.items()}
+    finite = torch.isfinite(norms)
+    clipped = {n: drop_nonfinite(g, finite) * factor.view(-1, *([1] * (g.dim() - 1))) for n, g in grads.items()}
     return clipped, norms
 
 
@@ -68,18 +81,35 @@ def per_sample_norms(grads: dict[str, Tensor]) -> Tensor:
 
 
 def clip_factors(grads: dict[str, Tensor], max_grad_norm: float) -> Tensor:
-    """``[B]`` factors min(1, C / ||g_b||) that clip each example's gradient to ``max_grad_norm``."""
+    """``[B]`` factors min(1, C / ||g_b||) that clip each example's gradient to ``max_grad_norm``
+    (0 for a non-finite norm: see :func:`norm_clip_factors`)."""
     return norm_clip_factors(per_sample_norms(grads), max_grad_norm)
 
 
 def norm_clip_factors(norms: Tensor, max_grad_norm: float) -> Tensor:
-    """``[B]`` factors min(1, C / (||g_b|| + 1e-6)) from per-example gradient norms ``[B]``."""
-    return (max_grad_norm / (norms + 1e-6)).clamp(max=1.0)
+    """``[B]`` factors min(1, C / (||g_b|| + 1e-6)) from per-example gradient norms ``[B]``; 0
+    where the norm is inf or NaN (a non-finite per-example gradient contributes zero; its example
+    is dropped from the sum, which is within the add/remove relation's sensitivity C).
+
+    The factor alone does not drop such an example (0 x inf = NaN): zero its gradient, or the
+    tensors it is a product of, with :func:`drop_nonfinite` before multiplying.
+    """
+    factor = (max_grad_norm / (norms + 1e-6)).clamp(max=1.0)
+    return torch.where(torch.isfinite(norms), factor, 0.0)
+
+
+def drop_nonfinite(t: Tensor, finite: Tensor) -> Tensor:
+    """``t`` ``[B, ...]`` with every slice ``t[b]`` whose ``finite[b]`` ``[B]`` (bool) is False set to
+    exactly 0, by ``torch.where`` (no product, so inf and NaN entries become 0 too); the other
+    slices are returned unchanged, bit for bit."""
+    return torch.where(finite.view(-1, *([1] * (t.dim() - 1))), t, 0.0)
 
 
 def clipped_gradient_sum(model: nn.Module, loss_fn: LossFn, collate, indices: Tensor, max_grad_norm: float, *,
                          sizes: Tensor | None = None, buckets: int = 1) -> tuple[dict[str, Tensor], Tensor]:
-    """Sum over a batch of per-example gradients, each clipped to ``max_grad_norm``.
+    """Sum over a batch of per-example gradients, each clipped to ``max_grad_norm``; an example
+    whose gradient norm is inf or NaN contributes exactly 0 (masked out before the product), so
+    the sum is finite whatever the inputs and each example moves it by at most C (add/remove).
 
     With ``sizes`` (a cost per example, e.g. its node count) the batch is sorted by size and cut
     into ``buckets`` equal-count groups that are padded separately: the result is the same sum
@@ -99,9 +129,10 @@ def clipped_gradient_sum(model: nn.Module, loss_fn: LossFn, collate, indices: Te
     for group in groups:
         inputs, targets = collate(group)
         grads, loss = per_sample_gradients(model, loss_fn, inputs, targets)
-        factor = clip_factors(grads, max_grad_norm)
+        norms = per_sample_norms(grads)
+        factor, finite = norm_clip_factors(norms, max_grad_norm), torch.isfinite(norms)
         for name, g in grads.items():  # sum_b factor_b g_b as one product, no clipped copy
-            part = (factor @ g.flatten(1)).view(g.shape[1:])
+            part = (factor @ drop_nonfinite(g.flatten(1), finite)).view(g.shape[1:])
             total[name] = total[name] + part if name in total else part
         losses.append(loss)
     return total, torch.cat(losses)
@@ -111,7 +142,8 @@ class DPSGD:
     """Noisy clipped-gradient descent with a sampler pinned to the accountant.
 
     Each :meth:`step`: (1) draw a batch with ``sampler``; (2) per-example gradients; (3) clip to
-    ``max_grad_norm``; (4) sum and add ``N(0, (z * sensitivity)^2 I)`` with
+    ``max_grad_norm`` (an example whose gradient is not finite contributes 0, see
+    :func:`clipped_gradient_sum`); (4) sum and add ``N(0, (z * sensitivity)^2 I)`` with
     ``sensitivity = sampler.sensitivity(C, group_size)``; (5) divide by the expected batch size;
     (6) optimizer step; (7) ``ledger.spend(sampler.step_event(z, ...), phase)``.
 

@@ -16,6 +16,15 @@ Sec. 4 for inputs with a sequence dimension) and gives the same sum as the vecto
 path :func:`graphpriv.privacy.engine.clipped_gradient_sum` (tested to float rounding), dropout
 masks included: ``vmap(randomness="different")`` draws the batch's masks as one batched call does.
 Privacy is unchanged: the clipping factors min(1, C / ||grad_b||) are the same numbers.
+
+Any input, extreme or non-finite, keeps the bound: a non-finite per-example gradient contributes
+zero; its example is dropped from the sum, which is within the add/remove relation's sensitivity C.
+The test is on the ghost norm, so float overflow counts too (float32 features of 1e30 give Gram
+products of 1e60 = inf although the forward pass is finite), and the example's inputs, activations
+and output gradients are zeroed (``torch.where``) before the products, so 0 x inf = NaN cannot
+arise. Padding slots (weight 0) read no features: they are zeroed before the forward pass, so
+padding that points at a real node with huge or non-finite features (``padded_rows`` pads with
+node 0) drops no example; for finite inputs this changes nothing (their output gradients are 0).
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from opacus.grad_sample.linear import compute_linear_norm_sample
 from torch import Tensor, nn
 
 from graphpriv.nn.decoupled import DecoupledModel
-from graphpriv.privacy.engine import norm_clip_factors
+from graphpriv.privacy.engine import drop_nonfinite, norm_clip_factors
 
 __all__ = ["decoupled_clipped_sum"]
 
@@ -52,6 +61,10 @@ def decoupled_clipped_sum(model: DecoupledModel, x: Tensor, w: Tensor, y: Tensor
                           max_grad_norm: float) -> tuple[dict[str, Tensor], Tensor]:
     """Sum over examples of the cross-entropy gradient, each example's clipped to ``max_grad_norm``.
 
+    Neighbouring relation: add/remove one example (row); each example moves the sum by at most C
+    whatever its values: one whose gradient norm is inf or NaN contributes exactly 0 (module
+    docstring), and slots of weight 0 are treated as absent (their features are never read).
+
     Args:
         model: ``DecoupledModel(feature_mlp(F, H, C, p))``, in train mode for dropout.
         x: ``[B, K, F]`` features of each example's rows. w: ``[B, K]`` their Pi weights (0 for
@@ -59,12 +72,13 @@ def decoupled_clipped_sum(model: DecoupledModel, x: Tensor, w: Tensor, y: Tensor
 
     Returns:
         ``({parameter name: summed clipped gradient}, per-example gradient norms before clipping
-        [B])``; the names are ``model.named_parameters()``'s.
+        [B], inf or NaN for a dropped example)``; the names are ``model.named_parameters()``'s.
 
     Raises:
         TypeError: another architecture (use :func:`graphpriv.privacy.engine.clipped_gradient_sum`).
     """
     lin1, drop, lin2 = _layers(model)
+    x = torch.where((w != 0).unsqueeze(-1), x, 0.0)  # padding reads no features (its gradient is 0)
     pre = F.linear(x, lin1.weight, lin1.bias)  # [B, K, H]
     act = F.dropout(torch.relu(pre), drop.p, drop.training)
     out = F.linear(act, lin2.weight, lin2.bias)  # [B, K, C]
@@ -73,7 +87,9 @@ def decoupled_clipped_sum(model: DecoupledModel, x: Tensor, w: Tensor, y: Tensor
     act = act.detach()
     norms = (_squared_norms(lin1, g_pre, x) + _squared_norms(lin2, g_out, act)).sqrt()
     factor = norm_clip_factors(norms, max_grad_norm).view(-1, 1, 1)
-    g_pre, g_out = g_pre * factor, g_out * factor
+    finite = torch.isfinite(norms)  # the others are dropped: zeroed, not multiplied by 0
+    g_pre, g_out = drop_nonfinite(g_pre, finite) * factor, drop_nonfinite(g_out, finite) * factor
+    x, act = drop_nonfinite(x, finite), drop_nonfinite(act, finite)
     grads = {lin1.weight: torch.einsum("bkh,bkf->hf", g_pre, x), lin1.bias: g_pre.sum((0, 1)),
              lin2.weight: torch.einsum("bkc,bkh->ch", g_out, act), lin2.bias: g_out.sum((0, 1))}
     return {name: grads[p] for name, p in model.named_parameters()}, norms

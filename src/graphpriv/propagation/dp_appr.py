@@ -19,6 +19,10 @@ the per-row guarantees below hold for any such change because the clipped entrie
   multiplier x L2 sensitivity: 2 C1 for replace-one, C1 for add/remove neighbours); the top K noisy
   entries kept with their noisy values.
 
+Non-finite inputs keep the bound: a non-finite APPR entry (EM) or a row whose L2 norm is not
+finite (GM, float overflow included) contributes zero, i.e. is replaced by 0 before the noise,
+which lies in [0, C2] (the L2 ball of radius C1), so the per-row guarantees still hold.
+
 The accounting of these releases is :mod:`graphpriv.privacy` 's (not this module's).
 """
 
@@ -51,6 +55,9 @@ def dp_appr_em(p: np.ndarray, *, k: int, epsilon_row: float, c2: float, rng: np.
                values: str = "uniform", epsilon_values: float | None = None) -> sp.csr_matrix:
     """EM0 (``values="uniform"``) or EM1 (``values="laplace"``) rows.
 
+    Neighbouring relation: node-level (module docstring); every clipped entry lies in [0, C2]
+    whatever p holds: a non-finite entry (inf or NaN) is set to 0.
+
     Args:
         p: ``[M, N]`` APPR rows (>= 0). k: K entries kept per row. epsilon_row: eps of each of the
             K exponential-mechanism rounds (> 0). c2: entry clip C2 (> 0). rng: numpy generator.
@@ -67,6 +74,7 @@ def dp_appr_em(p: np.ndarray, *, k: int, epsilon_row: float, c2: float, rng: np.
     if not (epsilon_row > 0 and c2 > 0):
         raise ValueError(f"need epsilon_row > 0 and c2 > 0 (got {epsilon_row}, {c2})")
     clipped = np.minimum(np.maximum(p, 0.0), c2)
+    clipped[~np.isfinite(p)] = 0.0  # a non-finite entry contributes zero (np.maximum keeps NaN)
     noisy = clipped + (2.0 * c2 / epsilon_row) * rng.gumbel(size=clipped.shape)
     if values == "uniform":
         return _top_k_rows(np.full(clipped.shape, 1.0 / k), noisy, k)
@@ -83,14 +91,27 @@ def dp_appr_gaussian(p: np.ndarray, *, k: int, noise_std: float, c1: float,
                      rng: np.random.Generator) -> sp.csr_matrix:
     """GM rows: L2 clip to ``c1``, N(0, noise_std^2) on all N entries, top K noisy entries kept.
 
+    Neighbouring relation: node-level (module docstring); every clipped row lies in the L2 ball
+    of radius C1 whatever p holds: a row whose norm is not finite (an inf or NaN entry, or float
+    overflow) is set to 0 (p / inf would give 0 x inf = NaN).
+
+    Args:
+        p: ``[M, N]`` APPR rows. k: entries kept per row. noise_std: sigma (>= 0). c1: C1 (> 0).
+        rng: numpy generator.
+
+    Returns:
+        ``[M, N]`` CSR with K stored entries per row (the noisy values).
+
     Raises:
         ValueError: bad k, noise_std < 0 or c1 <= 0.
     """
     p = _check(p, k)
     if noise_std < 0 or not c1 > 0:
         raise ValueError(f"need noise_std >= 0 and c1 > 0 (got {noise_std}, {c1})")
-    norms = np.linalg.norm(p, axis=1, keepdims=True)
-    clipped = p / np.maximum(1.0, norms / c1)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow / inf / NaN rows: zeroed below
+        norms = np.linalg.norm(p, axis=1, keepdims=True)
+        clipped = p / np.maximum(1.0, norms / c1)
+    clipped[~np.isfinite(norms[:, 0])] = 0.0  # a non-finite row contributes zero
     noisy = clipped + noise_std * rng.standard_normal(clipped.shape)
     return _top_k_rows(noisy, noisy, k)
 

@@ -100,7 +100,8 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
     """Algorithm 2, lines 1-12: train V (and the unreleased W) on ``adj``.
 
     Args:
-        adj: ``[N, N]`` CSR adjacency, row i = i's out-neighbours (symmetric for undirected).
+        adj: ``[N, N]`` CSR adjacency, row i = i's out-neighbours (symmetric for undirected); only
+            its structure is read (the stored values are ignored, so any values keep the bound).
         epsilon: node-level budget (> 0), or None for ``dpr`` (no noise, no guarantee).
         delta: in (0, 1). accounting: ``rigorous`` or ``paper`` (module docstring).
         s_grad: preset sensitivity S_grad. epochs, batch_nodes: T = epochs floor(N / b).
@@ -140,7 +141,9 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
     opt_w = torch.optim.Adam(model.weights.parameters(), lr=lr, eps=adam_eps)
     opt_v = torch.optim.Adam([model.V], lr=lr, eps=adam_eps, fused=True)  # fused: one pass over N x r
     out_degree = torch.from_numpy(np.diff(adj.indptr).astype(np.float32))
-    in_degree = torch.from_numpy(np.asarray(adj.sum(axis=0)).ravel().astype(np.float32))
+    # d_in counts stored entries, as the walks and d_out do: the bound needs counts >= 1 for the
+    # nodes a walk enters, whatever values adj stores (a weight of inf or NaN would make W NaN)
+    in_degree = torch.from_numpy(np.bincount(adj.indices, minlength=n).astype(np.float32))
     rng = np.random.default_rng([seed, 131])
     per_epoch = n // batch_nodes
     losses, signal = [], []
