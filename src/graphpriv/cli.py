@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import click
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
+from typer.exceptions import TyperException
 
 from graphpriv.errors import GraphPrivError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="graphpriv: privacy-preserving machine learning on graphs.")
 datasets_app = typer.Typer(help="List the registry datasets, or show one (`graphpriv datasets info ID`).",
                            invoke_without_command=True)
@@ -40,33 +45,97 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
     return out
 
 
+#: Set by ``graphpriv --debug``: errors re-raised with their traceback.
+_DEBUG = {"on": False}
+
+
+@app.callback()
+def _main(debug: bool = typer.Option(False, "--debug", help="Show the Python traceback of an error.")) -> None:
+    """graphpriv: privacy-preserving machine learning on graphs."""
+    _DEBUG["on"] = debug
+    if debug:
+        import logging
+
+        logging.basicConfig(level=logging.INFO)
+
+
 def _fail(exc: Exception) -> None:
-    console.print(f"[bold red]error:[/bold red] {exc}")
+    console.print(f"[bold red]error:[/bold red] {escape(str(exc))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code=2)
 
 
+def _guarded(command: Callable) -> Callable:
+    """Every command's one error path: a graphpriv error (bad input) is one line and exit code 2;
+    any other exception is a bug, reported in one line with exit code 3; ``--debug`` re-raises
+    both with their traceback. Typer's own exits and usage errors pass through."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except (typer.Exit, typer.Abort, TyperException, click.exceptions.ClickException, KeyboardInterrupt):
+            raise  # typer's usage errors (its own click copy: TyperException) and exits
+        except GraphPrivError as exc:
+            if _DEBUG["on"]:
+                raise
+            _fail(exc)
+        except Exception as exc:
+            if _DEBUG["on"]:
+                raise
+            console.print(f"[bold red]internal error:[/bold red] {type(exc).__name__}: {escape(str(exc))}; this is a graphpriv bug: "
+                          "rerun with `graphpriv --debug ...` for the traceback and report it", highlight=False,
+                          soft_wrap=True)
+            raise typer.Exit(code=3) from None
+
+    return wrapper
+
+
 @app.command()
+@_guarded
 def run(
     method: str = typer.Argument(..., help="Method id, e.g. dplp-ps, dplp-ns, seal."),
     dataset: str = typer.Option(..., "--dataset", "-d", help="Registry id or path to a graph file."),
-    epsilon: float | None = typer.Option(None, help="Target epsilon (private methods)."),
-    delta: float | None = typer.Option(None, help="Delta (default: the method's, 1e-5)."),
-    seed: int = typer.Option(0, help="Seed of split, sampling and noise."),
+    epsilon: float | None = typer.Option(None, help="Target epsilon (private methods only)."),
+    delta: float | None = typer.Option(None, help="Delta (default: the method's); below 1 / (privacy units)."),
+    seed: int = typer.Option(0, help="Seed of split, sampling and noise, in [0, 2^32 - 1]."),
     accounting: str | None = typer.Option(None, help="rigorous (default) or paper."),
     set_: list[str] = typer.Option([], "--set", help="Config override key=value (repeatable)."),
-    json_path: Path | None = typer.Option(None, "--json", help="Write the full result as JSON."),
+    json_path: Path | None = typer.Option(None, "--json", help="Write the full result as JSON (.json)."),
     store: Path = typer.Option(Path("runs/results.sqlite"), help="SQLite results store."),
     no_store: bool = typer.Option(False, "--no-store", help="Do not append to the store."),
     out: Path | None = typer.Option(None, "--out", help="Write the published graph (.txt/.csv/.tsv edge list or .npz)."),
+    allow_large_delta: bool = typer.Option(False, "--allow-large-delta",
+                                           help="Accept delta >= 1 / (number of privacy units)."),
 ) -> None:
-    """Train or publish with METHOD on a dataset, print the result, store it."""
+    """Train or publish with METHOD on a dataset, print the result, store it.
+
+    Every input (settings, seed, output paths, store, dataset, delta) is checked before any work;
+    the table, the JSON and the published graph are written before the result is stored."""
     from graphpriv.experiments.display import print_result
-    from graphpriv.experiments.runner import run_method
+    from graphpriv.experiments.registry import method_spec
+    from graphpriv.experiments.runner import (
+        RELEASE_SUFFIXES,
+        check_output_path,
+        open_store,
+        prepare_run,
+        run_prepared,
+        store_result,
+    )
 
     overrides = parse_overrides(set_)
     for key, value in (("epsilon", epsilon), ("delta", delta), ("accounting", accounting)):
         if value is not None:
             overrides[key] = value
+    spec = method_spec(method)
+    if json_path is not None:
+        check_output_path(json_path, option="--json", suffixes=(".json",))
+    if out is not None:
+        if not spec.publishes:
+            raise GraphPrivError(f"--out writes a published graph, and {method} publishes none; drop --out, or use a "
+                                 "publishing method (random-perturb, dice, edgerand, lapgraph, ppgsl, privdpr, dpr)")
+        check_output_path(out, option="--out", suffixes=RELEASE_SUFFIXES)
+    results_store = None if no_store else open_store(store)
+    prepared = prepare_run(method, dataset, seed=seed, overrides=overrides, allow_large_delta=allow_large_delta)
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TextColumn("{task.fields[info]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                   console=console, transient=False) as bar:
@@ -76,38 +145,44 @@ def run(
             text = "  ".join(f"{k} {v:.3f}" for k, v in info.items())
             bar.update(task, completed=done, total=total, info=text)
 
-        try:
-            result = run_method(method, dataset, seed=seed, overrides=overrides,
-                                store=None if no_store else store, progress=progress)
-        except GraphPrivError as exc:
-            bar.stop()
-            _fail(exc)
+        result = run_prepared(prepared, progress=progress)
     print_result(result, console)
+    failures = []
     if json_path is not None:
-        json_path.parent.mkdir(parents=True, exist_ok=True)
-        json_path.write_text(result.model_dump_json(indent=2))
-        console.print(f"result written to {json_path}")
+        try:
+            json_path.write_text(result.model_dump_json(indent=2))
+            console.print(f"result written to {json_path}")
+        except OSError as exc:
+            failures.append(f"--json {json_path}: not written ({exc.strerror or exc})")
     if out is not None:
-        _write_release(result, out)
+        try:
+            _write_release(result, out)
+        except (GraphPrivError, OSError) as exc:
+            failures.append(f"--out {out}: not written ({exc})")
+    if results_store is not None:
+        try:
+            store_result(results_store, result)
+        except GraphPrivError as exc:
+            failures.append(f"--store {store}: the result was not stored ({exc}); the table above"
+                            + (" and the files written" if json_path or out else "") + " hold it")
+    for failure in failures:
+        console.print(f"[bold red]error:[/bold red] {escape(failure)}", highlight=False, soft_wrap=True)
+    if failures:
+        raise typer.Exit(code=1)
 
 
 def _write_release(result, out: Path) -> None:
-    from graphpriv.attacks.graph import PublishedGraph
     from graphpriv.data.files import write_released_graph
 
-    if not isinstance(result.release, PublishedGraph):
-        _fail(GraphPrivError(f"{result.method} does not publish a graph; --out is for graph-publishing "
-                             "methods (random-perturb, dice, edgerand, lapgraph)"))
-    try:
-        write_released_graph(out, result.release.pairs, result.release.num_nodes)
-    except GraphPrivError as exc:
-        _fail(exc)
-    console.print(f"published graph ({result.release.num_edges} edges, {result.release.num_nodes} nodes) "
+    release = result.release
+    write_released_graph(out, release.pairs, release.num_nodes)
+    console.print(f"published graph ({release.num_edges} edges, {release.num_nodes} nodes) "
                   f"written to {out}; attack it with `graphpriv attack --graph {out} --dataset "
                   f"{result.dataset} --seed {result.seed}`")
 
 
 @app.command()
+@_guarded
 def attack(
     graph: Path = typer.Option(..., "--graph", "-g", help="Published graph: edge list (dataset node ids) or .npz."),
     dataset: str = typer.Option(..., "--dataset", "-d", help="Dataset the graph was published from."),
@@ -122,8 +197,10 @@ def attack(
     from graphpriv.attacks.protocol import SensitiveLinkProtocol
     from graphpriv.data import load
     from graphpriv.data.files import read_released_graph
+    from graphpriv.data.validation import check_seed
 
     try:
+        check_seed(seed)
         data = load(dataset)
         protocol = SensitiveLinkProtocol(data, seed=seed, sensitive_ratio=sensitive_ratio, test_ratio=test_ratio)
         pairs = read_released_graph(graph, protocol.num_nodes)
@@ -151,45 +228,104 @@ def attack(
 
 
 @app.command()
+@_guarded
 def sweep(
     file: Path = typer.Argument(..., help="Sweep file (YAML): methods, datasets, epsilons, seeds, overrides, store."),
     workers: int = typer.Option(2, "--workers", "-w", help="LocalCluster worker processes (one thread each)."),
     scheduler: str | None = typer.Option(None, "--scheduler", help="Address of a running Dask scheduler."),
     threads: int = typer.Option(1, help="torch threads per run."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Validate and count the runs; run nothing."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Validate every cell (config, seed, dataset loads) and "
+                                 "the store; run nothing; exit 1 when a cell would fail."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Run again the runs whose stored attempt "
+                                      "raised (by default a failure is recorded once and not retried)."),
 ) -> None:
-    """Run a grid of runs on Dask; each finished run is committed to the store, stored runs are skipped."""
+    """Run a grid of runs on Dask; each finished run is committed to the store, stored runs are skipped.
+
+    Exit code 0 when every run has a result, 1 when a run failed (now, or earlier and not retried;
+    with --dry-run: when a cell would fail), 2 for a bad sweep file, grid or store (nothing ran).
+    """
+    from graphpriv.errors import ConfigError, StoreError
     from graphpriv.experiments.store import ResultStore
-    from graphpriv.experiments.sweep import expand, load_sweep, pending_runs, run_sweep
+    from graphpriv.experiments.sweep import check_sweep, load_sweep, run_runs, split_runs
 
-    try:
-        spec = load_sweep(file)
-        runs = expand(spec)
-        todo = pending_runs(runs, ResultStore(spec.store))
-    except GraphPrivError as exc:
-        _fail(exc)
-    console.print(f"sweep {file.name}: {len(runs)} runs, {len(runs) - len(todo)} already in {spec.store}, "
-                  f"{len(todo)} to run" + ("" if scheduler else f" on a {workers}-worker local cluster"))
-    if dry_run or not todo:
+    spec = load_sweep(file)
+    check = check_sweep(spec, load_datasets=dry_run)
+    total = len(check.runs) + len(check.problems)
+    if dry_run:
+        store_problem = None
+        todo, skipped, failed_before = check.runs, 0, 0
+        try:
+            if Path(spec.store).exists():
+                store = ResultStore.open_existing(spec.store)
+                store.check_writable()
+                todo, skipped, failed_before = split_runs(check.runs, store, retry_failed=retry_failed)
+            else:
+                ResultStore.check_path(spec.store)
+        except StoreError as exc:
+            store_problem = str(exc)
+        console.print(f"sweep {file.name} (dry run): {total} runs, {len(check.problems)} would fail, {skipped} "
+                      f"already in {spec.store}, {failed_before} failed before (not retried), {len(todo)} to run",
+                      highlight=False, soft_wrap=True)
+        for problem in check.problems:
+            console.print(f"would fail: {escape(problem.label())}: {escape(problem.reason)}", highlight=False,
+                          soft_wrap=True)
+        if store_problem:
+            console.print(f"store: {escape(store_problem)}", highlight=False, soft_wrap=True)
+        if check.problems or store_problem:
+            raise typer.Exit(code=1)
         return
-    columns = (TextColumn("sweep"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-               TextColumn("{task.fields[errors]} errors"), TimeElapsedColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=console) as bar:
-        task = bar.add_task("sweep", total=len(todo), errors=0)
-        errors = 0
+    if check.problems:
+        for problem in check.problems:
+            console.print(f"invalid: {escape(problem.label())}: {escape(problem.reason)}", highlight=False,
+                          soft_wrap=True)
+        _fail(ConfigError(f"{len(check.problems)} of {total} runs of {file} are invalid (listed above); fix the "
+                          "sweep file, then run it again (nothing ran)"))
+    store = ResultStore(spec.store)  # opened, migrated and checked writable before any work
+    runs = check.runs
+    todo, skipped, failed_before = split_runs(runs, store, retry_failed=retry_failed)
+    console.print(f"sweep {file.name}: {len(runs)} runs, {skipped} already in {spec.store}, {failed_before} failed "
+                  f"before (not retried), {len(todo)} to run"
+                  + ("" if scheduler or not todo else f" on a {workers}-worker local cluster"),
+                  highlight=False, soft_wrap=True)
+    counts = {"ok": 0, "error": 0, "skipped": skipped, "failed_before": failed_before}
+    if todo:
+        columns = (TextColumn("sweep"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                   TextColumn("{task.fields[errors]} errors"), TimeElapsedColumn(), TimeRemainingColumn())
+        with Progress(*columns, console=console) as bar:
+            task = bar.add_task("sweep", total=len(todo), errors=0)
+            errors = 0
 
-        def on_done(run, status, done, total):
-            nonlocal errors
-            errors += status == "error"
-            bar.update(task, completed=done, errors=errors)
-            if status == "error":
-                bar.console.print(f"[red]error[/red] in {run.label()} (recorded in the store)")
+            def on_done(run, status, done, total):
+                nonlocal errors
+                errors += status != "ok"
+                bar.update(task, completed=done, errors=errors)
+                if status != "ok":
+                    what = "lost (its worker died; retried next time)" if status == "lost" else "failed"
+                    bar.console.print(f"[red]{what}[/red]: {escape(run.label())} (recorded in the store)",
+                                      highlight=False, soft_wrap=True)
 
-        counts = run_sweep(spec, workers=workers, scheduler=scheduler, threads=threads, on_done=on_done)
-    console.print(f"done: {counts['ok']} ok, {counts['error']} errors, {counts['skipped']} skipped; store {spec.store}")
+            counts = run_runs(runs, spec.store, workers=workers, scheduler=scheduler, threads=threads,
+                              retry_failed=retry_failed, allow_large_delta=spec.allow_large_delta, on_done=on_done)
+    console.print(f"done: {counts['ok']} ok, {counts['error']} failed, {counts['skipped']} skipped (stored), "
+                  f"{counts['failed_before']} failed before (not retried); store {spec.store}", highlight=False,
+                  soft_wrap=True)
+    failed = counts["error"] + counts["failed_before"]
+    if failed:
+        labels = {run.key: run.label() for run in runs}
+        failures = [f for f in store.failures() if (f.method, f.dataset, f.seed, f.config_hash) in labels]
+        for failure in failures[:10]:
+            kind = (failure.error_type or "error").rsplit(".", 1)[-1]
+            console.print(f"failed: {escape(labels[(failure.method, failure.dataset, failure.seed, failure.config_hash)])}"
+                          f": {escape(kind)}: {escape(failure.error_message or '')}", highlight=False, soft_wrap=True)
+        if len(failures) > 10:
+            console.print(f"... and {len(failures) - 10} more", highlight=False)
+        console.print(f"{failed} of {len(runs)} runs failed (tracebacks in {spec.store}); fix the input and rerun "
+                      "with --retry-failed", highlight=False, soft_wrap=True)
+        raise typer.Exit(code=1)
 
 
 @app.command()
+@_guarded
 def reproduce(
     table: str = typer.Argument(..., help="Named paper table, e.g. dplp-table2, dplp-rank-table1, privdpr-lp, dpar-table1."),
     seeds: int = typer.Option(5, help="Seeds per cell (cells with a max_seeds limit run fewer)."),
@@ -198,41 +334,53 @@ def reproduce(
     workers: int = typer.Option(2, "--workers", "-w", help="LocalCluster worker processes."),
     scheduler: str | None = typer.Option(None, "--scheduler", help="Address of a running Dask scheduler."),
     from_store: bool = typer.Option(False, "--from-store", help="Run nothing: render the seeds stored so far."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Run again the cells whose stored run raised."),
 ) -> None:
-    """Run a paper table's grid on Dask and write ours beside the paper's numbers (docs/reproduction)."""
+    """Run a paper table's grid on Dask and write ours beside the paper's numbers (docs/reproduction).
+    Exit code 1 when any cell failed (now, or before and not retried)."""
     from graphpriv.experiments.reproduce import reproduce as run_reproduce
 
     columns = (TextColumn(table), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn())
-    try:
-        with Progress(*columns, console=console) as bar:
-            task = bar.add_task(table, total=None)
-            out, counts = run_reproduce(table, seeds=seeds, quick=quick, store=store, workers=workers,
-                                        scheduler=scheduler, run=not from_store,
-                                        on_done=lambda run, status, done, total: bar.update(task, completed=done,
-                                                                                             total=total))
-    except GraphPrivError as exc:
-        _fail(exc)
+    with Progress(*columns, console=console) as bar:
+        task = bar.add_task(table, total=None)
+        out, counts = run_reproduce(table, seeds=seeds, quick=quick, store=store, workers=workers,
+                                    scheduler=scheduler, run=not from_store, retry_failed=retry_failed,
+                                    on_done=lambda run, status, done, total: bar.update(task, completed=done,
+                                                                                         total=total))
     console.print(out.read_text())
-    console.print(f"{counts['ok']} ran, {counts['skipped']} reused, {counts['error']} errors; written to {out}")
+    failed_before = counts.get("failed_before", 0)
+    console.print(f"{counts['ok']} ran, {counts['skipped']} reused, {counts['error']} errors"
+                  + (f", {failed_before} failed before (--retry-failed runs them)" if failed_before else "")
+                  + f"; written to {out}")
+    if counts["error"] or failed_before:
+        raise typer.Exit(code=1)
 
 
 @app.command()
+@_guarded
 def report(
-    store: Path = typer.Option(Path("runs/results.sqlite"), "--store", help="SQLite results store."),
+    store: Path = typer.Option(Path("runs/results.sqlite"), "--store", help="Existing SQLite results store."),
     out: Path = typer.Option(Path("runs/report"), "--out", help="Folder for the PNG/SVG plots and summary.md."),
 ) -> None:
-    """Privacy-utility curves and attack-vs-utility plots (PNG and SVG) and a Markdown summary of a store."""
+    """Privacy-utility curves and attack-vs-utility plots (PNG and SVG) and a Markdown summary of a store.
+
+    Store rows that are not valid results are skipped and named; a missing, corrupt or foreign store
+    is an error (exit 2), and no store is created.
+    """
     from graphpriv.experiments.report import write_report
 
-    try:
-        files = write_report(store, out)
-    except (GraphPrivError, ValueError) as exc:
-        _fail(exc)
-    console.print(f"wrote {len(files)} files to {out}: " + ", ".join(p.name for p in files[:8])
-                  + (" ..." if len(files) > 8 else ""))
+    written = write_report(store, out)
+    for row_id, reason in written.skipped:
+        console.print(f"[yellow]skipped row {row_id}[/yellow]: {escape(reason)}", highlight=False, soft_wrap=True)
+    files = [p for p in dict.fromkeys(written.files) if p.is_file()]  # the count on disk
+    console.print(f"wrote {len(files)} files to {out} from {written.results} results"
+                  + (f" ({len(written.skipped)} rows skipped)" if written.skipped else "") + ": "
+                  + ", ".join(p.name for p in files[:8]) + (" ..." if len(files) > 8 else ""),
+                  highlight=False, soft_wrap=True)
 
 
 @app.command()
+@_guarded
 def audit(
     method: str = typer.Argument(..., help="edgerand, lapgraph, random-perturb, dplp-ps, dplp-ns (edge level); "
                                            "dp-mlp, dpar-em0/em1/gm/nodp, privdpr, dpr (node level)."),
@@ -281,6 +429,7 @@ def audit(
 
 
 @datasets_app.callback()
+@_guarded
 def datasets_list(ctx: typer.Context) -> None:
     """List every registry dataset with its size."""
     if ctx.invoked_subcommand is not None:
@@ -297,6 +446,7 @@ def datasets_list(ctx: typer.Context) -> None:
 
 
 @datasets_app.command("info")
+@_guarded
 def datasets_info(name: str = typer.Argument(..., help="Registry id or graph file path.")) -> None:
     """Load a dataset and print its counts and where its files were found."""
     from graphpriv.data import REGISTRY, load, locate_files, num_undirected_edges
@@ -317,6 +467,7 @@ def datasets_info(name: str = typer.Argument(..., help="Registry id or graph fil
 
 
 @app.command()
+@_guarded
 def accountant(
     noise_multiplier: float | None = typer.Option(None, "--noise-multiplier", "-z", help="z; omit with --target-epsilon."),
     target_epsilon: float | None = typer.Option(None, help="Inverse: the noise multiplier meeting this epsilon."),
@@ -331,21 +482,22 @@ def accountant(
     as_json: bool = typer.Option(False, "--json", help="Print JSON for scripts."),
 ) -> None:
     """Epsilon of DP-SGD (compute_dp_sgd_privacy), or the noise multiplier for a target epsilon."""
+    from graphpriv.errors import ConfigError, describe_validation_error
     from graphpriv.privacy.dpsgd_accounting import DpSgdSetting, epsilon_for, noise_multiplier_for, steps_for_epochs
 
+    if (steps is None) == (epochs is None):
+        raise typer.BadParameter("give exactly one of --steps and --epochs")
+    if (noise_multiplier is None) == (target_epsilon is None):
+        raise typer.BadParameter("give exactly one of --noise-multiplier and --target-epsilon")
+    n_steps = steps if steps is not None else steps_for_epochs(epochs, dataset_size, batch_size)
     try:
-        if (steps is None) == (epochs is None):
-            raise typer.BadParameter("give exactly one of --steps and --epochs")
-        if (noise_multiplier is None) == (target_epsilon is None):
-            raise typer.BadParameter("give exactly one of --noise-multiplier and --target-epsilon")
-        n_steps = steps if steps is not None else steps_for_epochs(epochs, dataset_size, batch_size)
         setting = DpSgdSetting(sampling=sampling, dataset_size=dataset_size, batch_size=batch_size,
                                steps=n_steps, delta=delta, group_size=group_size, accounting=accounting)
-        if target_epsilon is not None:
-            noise_multiplier = noise_multiplier_for(setting, target_epsilon)
-        eps, order = epsilon_for(setting, noise_multiplier)
-    except (ValueError, GraphPrivError) as exc:
-        _fail(exc)
+    except ValueError as exc:  # pydantic.ValidationError: one line per field
+        raise ConfigError(f"invalid accountant setting: {describe_validation_error(exc)}") from None
+    if target_epsilon is not None:
+        noise_multiplier = noise_multiplier_for(setting, target_epsilon)
+    eps, order = epsilon_for(setting, noise_multiplier)
     out = {**setting.model_dump(mode="json"), "noise_multiplier": noise_multiplier, "epsilon": eps,
            "optimal_order": order, "sample_rate": batch_size / dataset_size,
            "noise_std_per_unit_clip": noise_multiplier * setting.sampler().sensitivity(1.0, group_size)}

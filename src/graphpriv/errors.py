@@ -39,3 +39,32 @@ class GraphFormatError(DatasetError):
 
 class ConfigError(GraphPrivError, ValueError):
     """A method configuration is invalid."""
+
+
+class StoreError(GraphPrivError, OSError):
+    """A results store cannot be opened, read or written (corrupt, foreign, locked or unwritable)."""
+
+
+def describe_validation_error(exc: Exception) -> str:
+    """One line per invalid field of a pydantic ``ValidationError``, without pydantic's URL.
+
+    Args:
+        exc: a ``pydantic.ValidationError`` (anything with ``errors()``), or any exception.
+
+    Returns:
+        ``"theta: Input should be greater than or equal to 1 (got 0)"``, one such line per invalid
+        field (newline-separated), or ``str(exc)`` for an exception that is not a validation error.
+    """
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return str(exc)
+    by_field: dict[str, list[str]] = {}
+    inputs: dict[str, str] = {}
+    for err in errors():  # a union's members (``theta.int``, ``theta.literal['auto']``) share a line
+        loc = err.get("loc", ())
+        field = str(loc[0]) if loc else "value"
+        by_field.setdefault(field, []).append(err.get("msg", "invalid value"))
+        if "input" in err and not isinstance(err["input"], dict):
+            inputs[field] = f" (got {err['input']!r})"
+    parts = [f"{field}: {' or '.join(dict.fromkeys(msgs))}{inputs.get(field, '')}" for field, msgs in by_field.items()]
+    return "\n".join(parts) if parts else str(exc).split("\n")[0]

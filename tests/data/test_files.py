@@ -82,3 +82,120 @@ def test_nan_features_rejected(tmp_path):
     torch.save(Data(edge_index=torch.tensor([[0], [1]]), x=x, num_nodes=2), tmp_path / "nan.pt")
     with pytest.raises(DatasetError, match="NaN"):
         load(tmp_path / "nan.pt")
+
+
+class _OpensAFile:
+    """Unpickling it calls open(marker, "w"): what a malicious graph file could do."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+@pytest.mark.parametrize("payload", ["bare", "inside_data"])
+def test_pt_that_would_run_code_is_refused_and_nothing_runs(tmp_path, payload):
+    marker = tmp_path / "pwned"
+    evil = _OpensAFile(marker)
+    obj = evil if payload == "bare" else Data(edge_index=torch.tensor([[0], [1]]), num_nodes=2, extra=evil)
+    torch.save(obj, tmp_path / "evil.pt")
+    with pytest.raises(GraphFormatError, match="not a plain saved PyG Data.*never unpickles arbitrary objects") as err:
+        load(tmp_path / "evil.pt")
+    assert "\n" not in str(err.value) and "(it needs io.open)" in str(err.value)
+    assert not marker.exists()
+    # the payload is live: a plain torch.load(weights_only=False) would have run it
+    armed = tmp_path / "armed"
+    torch.save(_OpensAFile(armed), tmp_path / "armed.pt")
+    torch.load(tmp_path / "armed.pt", weights_only=False).close()
+    assert armed.exists()
+
+
+def test_pt_with_other_objects_is_refused(tmp_path):
+    torch.save(Data(edge_index=torch.tensor([[0], [1]]), num_nodes=2, ids=np.arange(2)), tmp_path / "np.pt")
+    with pytest.raises(GraphFormatError, match=r"not a plain saved PyG Data \(it needs numpy"):
+        load(tmp_path / "np.pt")
+    (tmp_path / "junk.pt").write_bytes(b"not a torch file")
+    with pytest.raises(GraphFormatError, match=r"not a plain saved PyG Data \(Unsupported operand"):
+        load(tmp_path / "junk.pt")
+    (tmp_path / "empty.pt").write_bytes(b"")
+    with pytest.raises(GraphFormatError, match="cannot load a saved PyG Data"):
+        load(tmp_path / "empty.pt")
+
+
+def test_saved_data_round_trips(tmp_path):
+    x = torch.randn(4, 3)
+    y = torch.tensor([0, 1, -1, 1])
+    ei = torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]])
+    torch.save(Data(x=x, edge_index=ei, y=y, num_nodes=4), tmp_path / "g.pt")
+    data = load(tmp_path / "g.pt")
+    assert torch.equal(data.edge_index, ei) and torch.equal(data.x, x) and torch.equal(data.y, y)
+    assert data.num_nodes == 4 and data.normalisations == []
+
+
+def test_inf_features_rejected(tmp_path):
+    x = torch.tensor([[0.0], [float("inf")], [1.0], [-float("inf")]])
+    torch.save(Data(edge_index=torch.tensor([[0], [1]]), x=x, num_nodes=4), tmp_path / "inf.pt")
+    with pytest.raises(DatasetError, match=r"not finite \(NaN or inf\) at 2 nodes, the first node 1; impute"):
+        load(tmp_path / "inf.pt")
+
+
+def test_pt_float_labels_and_bad_num_nodes_refused(tmp_path):
+    torch.save(Data(edge_index=torch.tensor([[0], [1]]), y=torch.tensor([0.5, 1.0]), num_nodes=2), tmp_path / "y.pt")
+    with pytest.raises(GraphFormatError, match="y must hold integer class labels"):
+        load(tmp_path / "y.pt")
+    torch.save(Data(edge_index=torch.tensor([[0], [1]]), num_nodes=2**40), tmp_path / "n.pt")
+    with pytest.raises(DatasetError, match="more than graphpriv supports"):
+        load(tmp_path / "n.pt")
+
+
+def test_edge_list_normalisations_are_named_and_logged(tmp_path, caplog):
+    text = ("# comment\nsource target weight\n"
+            "1 2 1\n2 1 0.5\n1 2 3\n3 3 1\n2 3 0\n3 4 -1\n4 5 2\n")
+    with caplog.at_level("WARNING", logger="graphpriv.data"):
+        data = load(_write(tmp_path, "w.txt", text))
+    assert data.node_names.tolist() == [1, 2, 3, 4, 5]
+    pairs = data.edge_index[:, data.edge_index[0] < data.edge_index[1]].t().tolist()
+    assert pairs == [[0, 1], [3, 4]]  # 1-2 and 4-5; 2-3 (weight 0) and 3-4 (weight -1) dropped
+    assert data.normalisations == [
+        "line 2 skipped as a header: 'source target weight'",
+        "2 edges with weight <= 0 dropped",
+        "1 self-loop dropped",
+        "1 duplicate edge dropped",
+        "1 edge given in both directions merged",
+    ]
+    logged = [r.getMessage() for r in caplog.records if r.name == "graphpriv.data"]
+    assert logged == [f"w.txt: {note}" for note in data.normalisations]
+
+
+def test_clean_user_file_has_no_normalisations(tmp_path, caplog):
+    with caplog.at_level("WARNING", logger="graphpriv.data"):
+        data = load(_write(tmp_path, "ok.txt", "0 1\n1 2\n"))
+    assert data.normalisations == [] and not [r for r in caplog.records if r.name == "graphpriv.data"]
+
+
+def test_edge_list_bad_weights_and_huge_ids(tmp_path):
+    with pytest.raises(GraphFormatError, match=r"ok.txt:2: the weight must be a finite number"):
+        load(_write(tmp_path, "ok.txt", "0 1 1\n1 2 nan\n"))
+    with pytest.raises(GraphFormatError, match="no edges found.*2 lines have weight <= 0"):
+        load(_write(tmp_path, "zero.txt", "0 1 0\n1 2 -3\n"))
+    with pytest.raises(GraphFormatError, match=r"big.txt:1: node id out of range"):
+        load(_write(tmp_path, "big.txt", f"0 {2**63}\n"))
+    data = load(_write(tmp_path, "max.txt", f"0 {2**63 - 1}\n"))
+    assert data.node_names.tolist() == [0, 2**63 - 1]
+
+
+def test_released_graph_from_another_dataset_is_refused(tmp_path):
+    from graphpriv.data.files import read_released_graph, write_released_graph
+
+    pairs = np.array([[0, 1, 5], [1, 2, 2700]])
+    for name in ("pub.txt", "pub.npz"):
+        path = write_released_graph(tmp_path / name, pairs, 2708)
+        assert read_released_graph(path, 2708).tolist() == [[0, 1, 5], [1, 2, 2700]]
+        with pytest.raises(GraphFormatError) as err:
+            read_released_graph(path, 3327)
+        assert str(err.value) == (f"{name} was released from a graph with 2708 nodes, the dataset has 3327: "
+                                  "attack it with the dataset it was published from")
+    # an edge list without the header is checked by its ids only
+    plain = _write(tmp_path, "plain.txt", "0 1\n1 2\n")
+    assert read_released_graph(plain, 3327).shape == (2, 2)

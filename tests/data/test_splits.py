@@ -1,8 +1,16 @@
 import numpy as np
 import pytest
 
-from graphpriv.data.graph import decode_pairs, pair_codes, undirected_pairs
-from graphpriv.data.splits import link_split, node_split, protected_pairs, sensitive_link_split
+from graphpriv.data.graph import RawGraph, clean_graph, decode_pairs, pair_codes, undirected_pairs
+from graphpriv.data.splits import (
+    link_split,
+    min_split_size,
+    node_split,
+    protected_pairs,
+    sample_non_edges,
+    sensitive_link_split,
+)
+from graphpriv.errors import ConfigError, DatasetError, GraphPrivError
 from graphpriv.testing.graphs import random_graph
 
 
@@ -41,10 +49,18 @@ def test_same_seed_same_split_other_seed_differs(graph):
 
 
 def test_bad_ratios(graph):
-    with pytest.raises(ValueError, match="val_ratio"):
+    with pytest.raises(ConfigError, match=r"val_ratio must be in \[0, 1\) \(got 1.2\); pass a fraction"):
         link_split(graph, val_ratio=1.2, seed=0)
-    with pytest.raises(ValueError, match="must be < 1"):
+    with pytest.raises(ConfigError, match=r"val_ratio \+ test_ratio must be < 1 \(got 0.5 \+ 0.5\); lower one"):
         link_split(graph, val_ratio=0.5, test_ratio=0.5, seed=0)
+    with pytest.raises(ConfigError, match="train_ratio must be in"):
+        node_split(graph, train_ratio=1.0, seed=0)
+    with pytest.raises(ConfigError, match=r"train_ratio \+ val_ratio must be < 1"):
+        node_split(graph, train_ratio=0.6, val_ratio=0.4, seed=0)
+    with pytest.raises(ConfigError, match=r"sigma_prot must be in \[0, 1\]"):
+        protected_pairs(graph, sigma_prot=-0.1, seed=0)
+    with pytest.raises(ConfigError, match="sensitive_ratio must be > 0"):
+        sensitive_link_split(graph, sensitive_ratio=0.0, seed=0)
 
 
 def test_sensitive_split_masks_both_sets(graph):
@@ -90,3 +106,75 @@ def test_pair_codes_roundtrip():
     big = 410_236
     extremes = np.array([[0, 0, big - 2, 12345], [1, big - 1, big - 1, 400000]])
     assert np.array_equal(decode_pairs(pair_codes(extremes, big), big), extremes)
+
+
+def _path(num_nodes):
+    edges = np.stack([np.arange(num_nodes - 1), np.arange(1, num_nodes)])
+    return clean_graph(RawGraph(edges, num_nodes=num_nodes), name=f"path{num_nodes}")
+
+
+def _brute_min(*ratios):
+    def ok(total):
+        held = [round(r * total) for r in ratios]
+        return total - sum(held) >= 1 and all(h >= 1 for r, h in zip(ratios, held) if r > 0)
+    return 1 + max((t for t in range(1, 1000) if not ok(t)), default=0)
+
+
+@pytest.mark.parametrize("ratios", [(0.05, 0.10), (0.0, 0.2), (0.1, 0.1), (0.45, 0.45), (0.8, 0.0), (0.3, 0.3)])
+def test_min_split_size_is_the_smallest_working_total(ratios):
+    assert min_split_size(*ratios) == _brute_min(*ratios)
+
+
+def test_too_few_edges_says_how_many_the_split_needs():
+    with pytest.raises(DatasetError) as err:
+        link_split(_path(3), seed=0)
+    assert str(err.value) == ("path3: too few edges to split: val_ratio=0.05, test_ratio=0.1 need at least 11 "
+                              "edges for non-empty train, val and test parts, the graph has 2; use a larger graph "
+                              "or other ratios")
+    with pytest.raises(DatasetError, match="need at least 3 edges for non-empty train and test parts, the graph has 2"):
+        link_split(_path(3), val_ratio=0.0, test_ratio=0.2, seed=0)
+    with pytest.raises(DatasetError, match="sensitive_ratio=0.1, test_ratio=0.1 need at least 6 edges for non-empty "
+                                           "train, sensitive and test parts, the graph has 2"):
+        sensitive_link_split(_path(3), seed=0)
+    s = link_split(_path(12), seed=0)  # 11 edges: the smallest that works
+    assert s.val_pos.shape[1] == 1 and s.test_pos.shape[1] == 1 and s.train_edge_index.shape[1] == 9
+
+
+def test_too_few_non_edges():
+    complete = np.array([(u, v) for u in range(5) for v in range(u + 1, 5)]).T
+    k5 = clean_graph(RawGraph(complete, num_nodes=5), name="k5")
+    with pytest.raises(DatasetError, match="k5: too few non-edges for the negatives: the split needs 2 node pairs .* "
+                                           r"the graph \(5 nodes, 10 edges\) has 0"):
+        link_split(k5, val_ratio=0.1, test_ratio=0.1, seed=0)
+    with pytest.raises(DatasetError, match="cannot sample 3 non-edges .* has only 0"):
+        sample_non_edges(5, 3, forbidden=complete, rng=np.random.default_rng(0))
+
+
+def test_small_node_and_protected_splits():
+    with pytest.raises(DatasetError, match="path2: too few nodes to split: .* need at least 3 nodes .* has 2"):
+        node_split(_path(2), train_ratio=0.8, seed=0)
+    with pytest.raises(DatasetError, match=r"sigma_prot=0.1 protects no edge of 2: it needs at least 6 edges"):
+        protected_pairs(_path(3), sigma_prot=0.1, seed=0)
+    assert protected_pairs(_path(7), sigma_prot=0.1, seed=0).protected.shape == (2, 1)
+    assert protected_pairs(_path(3), sigma_prot=0.0, seed=0).protected.shape == (2, 0)
+
+
+@pytest.mark.parametrize("num_nodes", range(2, 23))
+def test_tiny_graphs_split_or_fail_clearly(num_nodes):
+    data = _path(num_nodes)
+    calls = [lambda: link_split(data, seed=0), lambda: link_split(data, val_ratio=0.0, test_ratio=0.2, seed=1),
+             lambda: sensitive_link_split(data, seed=0), lambda: node_split(data, seed=0),
+             lambda: node_split(data, train_ratio=0.5, val_ratio=0.2, seed=0, inductive=True),
+             lambda: protected_pairs(data, sigma_prot=0.3, seed=0)]
+    for call in calls:
+        try:
+            out = call()
+        except GraphPrivError as exc:
+            assert "\n" not in str(exc) and "need" in str(exc)
+            continue
+        if hasattr(out, "train_edge_index") and hasattr(out, "val_pos"):
+            assert out.train_edge_index.shape[1] and out.test_pos.shape[1] == out.test_neg.shape[1] >= 1
+        if hasattr(out, "train_idx"):
+            assert out.train_idx.size and out.test_idx.size
+        if hasattr(out, "protected"):
+            assert out.protected.shape[1] >= 1

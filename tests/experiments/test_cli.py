@@ -119,7 +119,7 @@ def test_attack_and_out_errors(tmp_path):
     res = runner.invoke(app, ["attack", "-g", str(source), "-d", str(source), "-a", "cn,bogus"])
     assert res.exit_code == 2 and "unknown attack" in " ".join(res.output.split())
     res = runner.invoke(app, ["run", "cn", "-d", str(source), "--no-store", "--out", str(tmp_path / "x.txt")])
-    assert res.exit_code == 2 and "does not publish a graph" in " ".join(res.output.split())
+    assert res.exit_code == 2 and "cn publishes none" in " ".join(res.output.split())
 
 
 def test_privdpr_writes_its_synthetic_graph(tmp_path):

@@ -10,17 +10,28 @@ from collections import Counter
 import pytest
 import torch
 import yaml
+from typer.testing import CliRunner
 
+from graphpriv.cli import app
 from graphpriv.errors import ConfigError
 from graphpriv.experiments.store import ResultStore
-from graphpriv.experiments.sweep import SweepSpec, expand, load_sweep, run_sweep
+from graphpriv.experiments.sweep import SweepSpec, check_sweep, expand, load_sweep, run_sweep
 from graphpriv.testing.graphs import labelled_sbm
+
+runner = CliRunner()
+
+
+def _plain(data):
+    """Tensors only: what a graph file may hold (graphpriv never unpickles other objects)."""
+    from torch_geometric.data import Data
+
+    return Data(edge_index=data.edge_index, x=data.x, y=data.y, num_nodes=data.num_nodes)
 
 
 @pytest.fixture(scope="module")
 def graph_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("sweep") / "sbm.pt"
-    torch.save(labelled_sbm(200, 3, seed=1), path)
+    torch.save(_plain(labelled_sbm(200, 3, seed=1)), path)
     return str(path)
 
 
@@ -47,6 +58,94 @@ def test_bad_grids_fail_before_anything_runs(tmp_path):
         load_sweep(bad)
 
 
+def test_check_sweep_names_every_cell_that_would_fail(tmp_path, graph_file, monkeypatch):
+    import graphpriv.data
+
+    loads = []
+    real_load = graphpriv.data.load
+    monkeypatch.setattr(graphpriv.data, "load", lambda name: loads.append(name) or real_load(name))
+    missing = str(tmp_path / "missing.pt")
+    spec = SweepSpec(methods=["mlp", "nope"], datasets=[graph_file, missing], seeds=[0, 2**32, -1],
+                     overrides=[{"epochs": 1}])
+    check = check_sweep(spec)
+    assert [(r.method, r.dataset, r.seed) for r in check.runs] == [("mlp", graph_file, 0)]
+    reasons = {(p.method, p.dataset, p.seed): p.reason for p in check.problems}
+    assert len(reasons) == 2 * 2 * 3 - 1
+    assert "missing.pt" in reasons[("mlp", missing, 0)]
+    assert "seed must be an integer in [0, 4294967295] (got 4294967296)" in reasons[("mlp", graph_file, 2**32)]
+    assert "unknown method 'nope'" in reasons[("nope", graph_file, 0)]
+    assert all("\n" not in reason for reason in reasons.values())
+    assert sorted(loads) == sorted([graph_file, missing])  # each dataset loaded once
+    assert len(check_sweep(spec, load_datasets=False).runs) == 2  # no loading: the missing file is not seen
+    with pytest.raises(ConfigError, match="seed must be an integer"):
+        expand(spec.model_copy(update={"methods": ["mlp"]}))
+    huge = tmp_path / "huge.yaml"
+    huge.write_text(yaml.safe_dump({"methods": ["mlp"], "datasets": ["g"], "seeds": 10**9}))
+    with pytest.raises(ConfigError, match=r"invalid sweep file .*seeds: .*must be in \[1, 100000\]") as excinfo:
+        load_sweep(huge)
+    assert "\n" not in str(excinfo.value)
+
+
+def test_sweep_dry_run_lists_failing_cells_and_exits_non_zero(tmp_path, graph_file):
+    store = tmp_path / "store" / "s.sqlite"
+    sweep_file = tmp_path / "s.yaml"
+    sweep_file.write_text(yaml.safe_dump({
+        "methods": ["mlp"], "datasets": [graph_file, str(tmp_path / "missing.pt")], "seeds": [0, 4294967296],
+        "overrides": [{"epochs": 1}], "store": str(store)}))
+    res = runner.invoke(app, ["sweep", str(sweep_file), "--dry-run"])
+    assert res.exit_code == 1, res.output
+    lines = [line for line in res.output.splitlines() if line.startswith("would fail:")]
+    assert len(lines) == 3 and "3 would fail" in res.output
+    assert any(f"mlp on {tmp_path / 'missing.pt'}, seed 0 (epochs=1):" in line and "missing.pt" in line
+               for line in lines)
+    assert any(f"mlp on {graph_file}, seed 4294967296 (epochs=1): seed must be an integer" in line for line in lines)
+    assert not store.parent.exists()  # a dry run creates nothing
+    res = runner.invoke(app, ["sweep", str(sweep_file)])  # the real sweep refuses the bad seed before running
+    assert res.exit_code == 2 and "invalid:" in res.output and "nothing ran" in res.output
+    assert not store.parent.exists()
+    sweep_file.write_text(yaml.safe_dump({"methods": ["mlp"], "datasets": [graph_file], "seeds": 2,
+                                          "overrides": [{"epochs": 1}], "store": str(store)}))
+    res = runner.invoke(app, ["sweep", str(sweep_file), "--dry-run"])
+    assert res.exit_code == 0, res.output
+    assert "2 runs, 0 would fail" in res.output and "2 to run" in res.output
+    blocked = tmp_path / "a-file"
+    blocked.write_text("x")
+    sweep_file.write_text(yaml.safe_dump({"methods": ["mlp"], "datasets": [graph_file], "store": str(blocked / "s")}))
+    res = runner.invoke(app, ["sweep", str(sweep_file), "--dry-run"])
+    assert res.exit_code == 1 and "store: cannot create results store" in res.output
+
+
+def test_failed_runs_exit_non_zero_are_recorded_once_and_retried_on_request(tmp_path, graph_file):
+    import shutil
+    import sqlite3
+
+    store = tmp_path / "f.sqlite"
+    later = tmp_path / "later.pt"  # missing for now: every run fails (bad input)
+    sweep_file = tmp_path / "f.yaml"
+    sweep_file.write_text(yaml.safe_dump({"methods": ["mlp"], "datasets": [str(later)], "seeds": 2,
+                                          "overrides": [{"epochs": 1}], "store": str(store)}))
+
+    def rows():
+        with sqlite3.connect(store) as db:
+            return db.execute("SELECT id, seed, status, error_type, bad_input FROM runs ORDER BY id").fetchall()
+
+    res = runner.invoke(app, ["sweep", str(sweep_file), "--workers", "1"])
+    assert res.exit_code == 1, res.output
+    assert "2 of 2 runs failed" in res.output and "later.pt does not exist" in res.output
+    first = rows()
+    assert sorted(seed for _, seed, _, _, _ in first) == [0, 1]
+    assert all(status == "error" and kind.startswith("graphpriv.errors.") and bad == 1
+               for _, _, status, kind, bad in first)  # a graphpriv error: bad input
+    for _ in range(2):  # two resumes: nothing runs, nothing is recorded again, still a failure
+        res = runner.invoke(app, ["sweep", str(sweep_file), "--workers", "1"])
+        assert res.exit_code == 1 and "2 failed before (not retried)" in res.output and "0 to run" in res.output
+        assert rows() == first
+    shutil.copy(graph_file, later)  # the input is fixed
+    res = runner.invoke(app, ["sweep", str(sweep_file), "--workers", "1", "--retry-failed"])
+    assert res.exit_code == 0, res.output
+    assert [status for _, _, status, _, _ in rows()] == ["ok", "ok"] and ResultStore(store).count() == 2
+
+
 def test_grid_expansion_crosses_epsilon_only_for_private_methods():
     spec = SweepSpec(methods=["mlp", "dp-mlp"], datasets=["a", "b"], epsilons=[1, 4], seeds=3,
                      overrides=[{"epochs": 1}, {"epochs": 2}])
@@ -63,15 +162,17 @@ def test_two_worker_local_cluster_sweep_commits_every_run_and_skips_them_on_reru
     seen = []
     counts = run_sweep(spec, workers=2, on_done=lambda run, status, done, total: seen.append((status, done, total)))
     # 6 runs per dataset (mlp x 2 seeds, dp-mlp x 2 epsilons x 2 seeds); the missing file raises
-    assert counts == {"total": 12, "skipped": 0, "ok": 6, "error": 6}
+    assert counts == {"total": 12, "skipped": 0, "failed_before": 0, "ok": 6, "error": 6}
     assert [d for _, d, _ in seen] == list(range(1, 13))
     results = ResultStore(store).results()
     assert len(results) == 6 and all(r.dataset == graph_file for r in results)
     assert {r.privacy.target_epsilon for r in results if r.privacy} == {1.0, 4.0}
     assert ResultStore(store).count() == 12  # the errors are recorded too
-    again = run_sweep(spec, workers=2)
-    assert again["skipped"] == 6 and again["ok"] == 0 and again["error"] == 6  # errors are retried
-    assert len(_ok_keys(store)) == 6
+    again = run_sweep(spec, workers=2)  # the failures were deterministic: not run again
+    assert again == {"total": 12, "skipped": 6, "failed_before": 6, "ok": 0, "error": 0}
+    assert len(_ok_keys(store)) == 6 and ResultStore(store).count() == 12
+    failures = ResultStore(store).failures()
+    assert all(f.error_type.startswith("graphpriv.errors.") and f.bad_input for f in failures)
 
 
 def test_killed_worker_and_killed_sweep_lose_and_repeat_nothing(tmp_path, graph_file):

@@ -8,8 +8,15 @@ from graphpriv.methods.base import Result
 from graphpriv.privacy.report import PrivacyReport
 
 
+def _plain(data):
+    """Tensors only: what a graph file may hold (graphpriv never unpickles other objects)."""
+    from torch_geometric.data import Data
+
+    return Data(edge_index=data.edge_index, x=data.x, y=data.y, num_nodes=data.num_nodes)
+
+
 def _result(method="dplp-ps", seed=0, eps=1.0, auc=0.8, **config):
-    cfg = {"backbone": "gcn", "accounting": "rigorous", **config}
+    cfg = {"backbone": "gcn", "accounting": "rigorous", "epsilon": eps, **config}
     report = PrivacyReport(unit="edge", relation="r", accounting="rigorous", epsilon=eps * 0.99, delta=1e-5,
                            target_epsilon=eps)
     return Result(method=method, dataset="g", seed=seed, config=cfg, metrics={"test_auc": auc},
@@ -30,8 +37,9 @@ def test_store_find_and_config_hash(tmp_path):
 
 def test_epsilon_curves_and_plot(tmp_path):
     store = ResultStore(tmp_path / "s.sqlite")
-    for eps, auc in ((1.0, 0.7), (1.0, 0.72), (4.0, 0.9)):
-        store.append(_result(eps=eps, auc=auc))
+    for seed, eps, auc in ((0, 1.0, 0.7), (1, 1.0, 0.72), (0, 4.0, 0.9)):
+        store.append(_result(seed=seed, eps=eps, auc=auc))
+    store.append(_result(seed=1, eps=1.0, auc=0.72))  # a rerun of a stored cell replaces it: counted once
     store.append(_result(eps=4.0, auc=0.1, backbone="sage"))
     curves = epsilon_curves(store, "dplp-ps", "g", backbone="gcn")
     assert curves == {1.0: [0.7, 0.72], 4.0: [0.9]}
@@ -175,7 +183,7 @@ def test_run_table_with_two_workers_goes_through_dask(tmp_path):
     from graphpriv.testing.graphs import labelled_sbm
 
     graph = tmp_path / "sbm.pt"
-    torch.save(labelled_sbm(120, 3, seed=2), graph)
+    torch.save(_plain(labelled_sbm(120, 3, seed=2)), graph)
     store = tmp_path / "s.sqlite"
     spec = TableSpec("t", "t", (str(graph),), (Row("MLP", "mlp", {"epochs": 2}),), "test", metric="accuracy")
     cells = run_table(spec, seeds=2, store=store, workers=2)

@@ -14,11 +14,12 @@ from graphpriv.data.fetch import locate
 from graphpriv.data.files import load_graph_file
 from graphpriv.data.graph import clean_graph, num_undirected_edges, to_csr, undirected_pairs
 from graphpriv.data.registry import REGISTRY, DatasetSpec
+from graphpriv.data.validation import check_data, check_seed
 from graphpriv.errors import DatasetError
 
 __all__ = [
-    "REGISTRY", "DatasetSpec", "dataset_spec", "load", "locate_files", "num_undirected_edges",
-    "to_csr", "undirected_pairs",
+    "REGISTRY", "DatasetSpec", "check_data", "check_seed", "dataset_spec", "load", "locate_files",
+    "num_undirected_edges", "to_csr", "undirected_pairs",
 ]
 
 
@@ -55,12 +56,19 @@ def load(name: str | Path) -> Data:
 
     Returns:
         ``Data`` with ``edge_index [2, 2|E|]``, ``num_nodes``, optional ``x``, ``y``,
-        ``node_names`` and ``name``.
+        ``node_names`` and ``name``; a graph file's also has ``normalisations`` (``list[str]``,
+        each change made to the file's graph, see :func:`~graphpriv.data.files.load_graph_file`).
 
     Raises:
         DatasetError: unknown id, missing file without network, checksum mismatch, malformed file.
     """
+    if not isinstance(name, (str, Path)):
+        raise DatasetError(f"a dataset is a registry id or a graph file path, got a {type(name).__name__}; pass a "
+                           "torch_geometric Data to the method itself, or save it and give its path")
     name = str(name)
+    if not name.strip():
+        raise DatasetError("the dataset name is empty; give a registry id (`graphpriv datasets` lists them) or a "
+                           "graph file path")
     if _looks_like_path(name):
         return load_graph_file(name)
     spec = dataset_spec(name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import NamedTuple
 
 import numpy as np
@@ -10,6 +11,11 @@ import torch
 from torch_geometric.data import Data
 
 from graphpriv.errors import DatasetError
+
+logger = logging.getLogger("graphpriv.data")
+
+#: Largest node count graphpriv accepts: node-pair codes (:func:`pair_codes`) must fit in int64.
+MAX_NODES = 2**31 - 1
 
 
 class RawGraph(NamedTuple):
@@ -20,6 +26,11 @@ class RawGraph(NamedTuple):
         num_nodes: Declared node count, or ``None`` to take ``max id + 1``.
         x: Node features ``[N, F]`` or ``None``. y: Labels ``[N]`` or ``None``.
         node_names: Original ids ``[N]`` (defaults to ``0..N-1``).
+        notes: Normalisations the reader already made (e.g. a header line skipped), one short
+            sentence each; :func:`clean_graph` records them with its own.
+        one_per_edge: ``True`` when each column is one undirected edge (an edge-list line), so a
+            pair given in both directions is a repeat; ``False`` (PyG, adjacency matrices) when an
+            undirected edge is expected in both directions and a one-way pair is a directed edge.
     """
 
     edge_index: np.ndarray
@@ -27,32 +38,75 @@ class RawGraph(NamedTuple):
     x: np.ndarray | None = None
     y: np.ndarray | None = None
     node_names: np.ndarray | None = None
+    notes: tuple[str, ...] = ()
+    one_per_edge: bool = False
 
 
-def clean_graph(raw: RawGraph, *, name: str) -> Data:
-    """Make a raw graph undirected and simple: symmetrize, drop self-loops and duplicate edges.
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
-    Node ids must already be ``0..N-1`` (readers relabel arbitrary ids and keep the originals in
-    ``node_names``); isolated nodes are kept.
+
+def _distinct_columns(cols: np.ndarray) -> int:
+    """Number of distinct columns of a ``[2, E]`` array."""
+    if cols.shape[1] == 0:
+        return 0
+    lo, hi = int(cols.min()), int(cols.max())
+    if 0 <= lo and hi <= MAX_NODES:  # one int64 key per column (hi**2 < 2**63): a plain sort
+        keys = np.sort(cols[0] * (hi + 1) + cols[1])
+        return 1 + int(np.count_nonzero(keys[1:] != keys[:-1]))
+    s = cols[:, np.lexsort((cols[1], cols[0]))]
+    return 1 + int(np.count_nonzero((s[:, 1:] != s[:, :-1]).any(axis=0)))
+
+
+def edge_normalisations(edge_index: np.ndarray, *, one_per_edge: bool = False) -> list[str]:
+    """What making ``edge_index`` undirected and simple changes, one short sentence per kind.
 
     Args:
-        raw: The reader's output. name: Dataset id or file name, used in error messages.
+        edge_index: ``[2, E]`` int64 node ids, as given. one_per_edge: each column is one
+            undirected edge (edge-list lines; see :class:`RawGraph`).
 
     Returns:
-        ``Data`` with ``edge_index [2, 2|E|]`` (both directions, sorted), ``num_nodes``, optional
-        ``x [N, F]`` float and ``y [N]`` long, ``node_names`` (numpy array) and ``name``.
+        Sentences among ``"N self-loops dropped"``, ``"N duplicate edges dropped"`` and
+        ``"N edges given in both directions merged"`` (``one_per_edge``) or ``"N directed edges
+        (u, v) without (v, u) symmetrised"`` (otherwise); empty when ``edge_index`` is already
+        undirected and simple (both directions of each edge, once each).
+    """
+    ei = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
+    loops = ei[0] == ei[1]
+    rest = ei[:, ~loops]
+    directed = _distinct_columns(rest)
+    undirected = _distinct_columns(np.sort(rest, axis=0))
+    both = directed - undirected  # pairs given in both directions
+    notes = []
+    if loops.any():
+        notes.append(f"{_plural(int(loops.sum()), 'self-loop')} dropped")
+    if rest.shape[1] > directed:
+        notes.append(f"{_plural(rest.shape[1] - directed, 'duplicate edge')} dropped")
+    if one_per_edge and both:
+        notes.append(f"{_plural(both, 'edge')} given in both directions merged")
+    if not one_per_edge and undirected - both:
+        notes.append(f"{_plural(undirected - both, 'directed edge')} (u, v) without (v, u) symmetrised")
+    return notes
+
+
+def simple_edge_index(edge_index: np.ndarray, num_nodes: int, *, name: str,
+                      where: str = "fix the file's ids or its declared node count") -> torch.Tensor:
+    """Undirected, simple ``edge_index``: symmetrize, drop self-loops and duplicate edges.
+
+    Args:
+        edge_index: ``[2, E]`` int64 node ids (any direction). num_nodes: N. name: graph name for
+            error messages. where: the fix to suggest for an out-of-range id.
+
+    Returns:
+        ``[2, 2|E|]`` int64 tensor, both directions of each edge, sorted by (source, target).
 
     Raises:
-        DatasetError: ids out of range, a graph with no edges, or features with NaN.
+        DatasetError: an id outside ``[0, N)``, or no edge left after dropping self-loops.
     """
-    ei = np.asarray(raw.edge_index, dtype=np.int64).reshape(2, -1)
-    num_nodes = int(raw.num_nodes) if raw.num_nodes is not None else int(ei.max(initial=-1)) + 1
+    ei = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
     if ei.size and (ei.min() < 0 or ei.max() >= num_nodes):
         bad = ei[(ei < 0) | (ei >= num_nodes)][0]
-        raise DatasetError(
-            f"{name}: node id {bad} is out of range [0, {num_nodes}); fix the file's ids or its "
-            "declared node count"
-        )
+        raise DatasetError(f"{name}: node id {bad} is out of range [0, {num_nodes}); {where}")
     ei = ei[:, ei[0] != ei[1]]
     if ei.shape[1] == 0:
         raise DatasetError(f"{name}: the graph has no edges (after dropping self-loops); "
@@ -60,17 +114,70 @@ def clean_graph(raw: RawGraph, *, name: str) -> Data:
     pairs = np.unique(np.sort(ei, axis=0), axis=1)
     both = np.concatenate([pairs, pairs[::-1]], axis=1)
     order = np.lexsort((both[1], both[0]))
-    data = Data(edge_index=torch.from_numpy(both[:, order].copy()), num_nodes=num_nodes)
+    return torch.from_numpy(both[:, order].copy())
+
+
+def record_normalisations(data: Data, notes: list[str], *, name: str) -> Data:
+    """Name the normalisations made to a user's graph.
+
+    Args:
+        data: The normalised graph. notes: One short sentence per normalisation (e.g. from
+            :func:`edge_normalisations`). name: Graph name that prefixes each logged line.
+
+    Returns:
+        ``data``, with ``data.normalisations`` (``list[str]``) = its earlier list (or ``[]``) plus
+        ``notes``; each note is logged as one warning line on the ``graphpriv.data`` logger.
+    """
+    for note in notes:
+        logger.warning("%s: %s", name, note)
+    data.normalisations = [*(getattr(data, "normalisations", None) or []), *notes]
+    return data
+
+
+def clean_graph(raw: RawGraph, *, name: str, record: bool = False) -> Data:
+    """Make a raw graph undirected and simple: symmetrize, drop self-loops and duplicate edges.
+
+    Node ids must already be ``0..N-1`` (readers relabel arbitrary ids and keep the originals in
+    ``node_names``); isolated nodes are kept.
+
+    Args:
+        raw: The reader's output. name: Dataset id or file name, used in error messages.
+        record: Name every normalisation (a user's graph): log it and list it in
+            ``data.normalisations`` (the reader's ``raw.notes`` first, then
+            :func:`edge_normalisations`). Registry datasets are cleaned without recording.
+
+    Returns:
+        ``Data`` with ``edge_index [2, 2|E|]`` (both directions, sorted), ``num_nodes``, optional
+        ``x [N, F]`` float and ``y [N]`` long, ``node_names`` (numpy array), ``name`` and, with
+        ``record``, ``normalisations`` (``list[str]``, empty when nothing changed).
+
+    Raises:
+        DatasetError: ids out of range, a node count above :data:`MAX_NODES`, a graph with no
+            edges, or non-finite (NaN or infinite) features.
+    """
+    ei = np.asarray(raw.edge_index, dtype=np.int64).reshape(2, -1)
+    num_nodes = int(raw.num_nodes) if raw.num_nodes is not None else int(ei.max(initial=-1)) + 1
+    if num_nodes > MAX_NODES:
+        raise DatasetError(f"{name}: {num_nodes} nodes is more than graphpriv supports ({MAX_NODES}); "
+                           "declare the real node count")
+    data = Data(edge_index=simple_edge_index(ei, num_nodes, name=name), num_nodes=num_nodes)
     if raw.x is not None:
         x = np.asarray(raw.x, dtype=np.float32)
-        if np.isnan(x).any():
-            raise DatasetError(f"{name}: node features contain NaN; impute or drop them first")
+        bad = ~np.isfinite(x).reshape(x.shape[0], -1).all(axis=1) if x.ndim else ~np.isfinite(x).reshape(1)
+        if bad.any():
+            raise DatasetError(
+                f"{name}: node features are not finite (NaN or inf) at {_plural(int(bad.sum()), 'node')}, the "
+                f"first node {int(np.flatnonzero(bad)[0])}; impute or clip them (e.g. numpy.nan_to_num) first"
+            )
         data.x = torch.from_numpy(x)
     if raw.y is not None:
         data.y = torch.as_tensor(np.asarray(raw.y), dtype=torch.long)
     names = raw.node_names if raw.node_names is not None else np.arange(num_nodes)
     data.node_names = np.asarray(names)
     data.name = name
+    if record:
+        record_normalisations(data, [*raw.notes, *edge_normalisations(ei, one_per_edge=raw.one_per_edge)],
+                              name=name)
     return data
 
 
@@ -122,11 +229,12 @@ def check_pairs(pairs: np.ndarray, num_nodes: int) -> np.ndarray:
     """Validate ``[2, P]`` node pairs against N; returns them as int64.
 
     Raises:
-        ValueError: wrong shape or ids out of ``[0, num_nodes)``.
+        DatasetError (a ``ValueError``): wrong shape or ids out of ``[0, num_nodes)``.
     """
     pairs = np.asarray(pairs, dtype=np.int64)
     if pairs.ndim != 2 or pairs.shape[0] != 2:
-        raise ValueError(f"pairs must have shape [2, P], got {pairs.shape}")
+        raise DatasetError(f"pairs must have shape [2, P], got {pairs.shape}; stack them as [sources, targets]")
     if pairs.size and (pairs.min() < 0 or pairs.max() >= num_nodes):
-        raise ValueError(f"pair ids must lie in [0, {num_nodes}) (got range [{pairs.min()}, {pairs.max()}])")
+        raise DatasetError(f"pair ids must lie in [0, {num_nodes}) (got range [{pairs.min()}, {pairs.max()}]); "
+                           "use the graph's node ids")
     return pairs

@@ -20,20 +20,29 @@ from graphpriv.errors import GraphFormatError
 
 _COMMENT = re.compile(r"^\s*(#|%|//)")
 _SPLIT = re.compile(r"[,\t ;]+")
+_INT64_MAX = 2**63 - 1
 
 
 def read_edge_list(path: Path) -> RawGraph:
     """Edge list: one ``src dst [weight]`` per line; comma, tab, space or semicolon separated.
 
-    Lines starting with ``#``, ``%`` or ``//`` are comments; one non-numeric header line is
-    allowed. Ids may be any non-negative integers; they are relabelled to ``0..N-1`` in sorted
-    order with the originals kept in ``node_names``. Weights are ignored (graphs are binary).
+    Each line is one undirected edge. Lines starting with ``#``, ``%`` or ``//`` are comments; one
+    non-numeric line before the first edge is skipped as a header. Ids may be any integers in
+    ``[0, 2**63 - 1]``; they are relabelled to ``0..N-1`` in sorted order with the originals kept
+    in ``node_names``. Graphs are binary: an edge with a weight ``<= 0`` is dropped, any positive
+    weight is an edge.
+
+    Returns:
+        :class:`RawGraph` with ``one_per_edge=True`` and ``notes`` naming the header line skipped
+        and the number of edges dropped for their weight.
 
     Raises:
-        GraphFormatError: a line without two ids, a non-integer or negative id, or no edges.
+        GraphFormatError: a line without two ids, a non-integer or out-of-range id, a weight that
+            is not a finite number, or no edges (also when every weight is ``<= 0``).
     """
     src, dst = [], []
-    header_seen = False
+    notes: list[str] = []
+    data_lines = non_positive = 0
     with open(path, encoding="utf-8", errors="replace") as handle:
         for lineno, line in enumerate(handle, start=1):
             if not line.strip() or _COMMENT.match(line):
@@ -45,31 +54,45 @@ def read_edge_list(path: Path) -> RawGraph:
                 )
             try:
                 a, b = int(fields[0]), int(fields[1])
-                if len(fields) == 3:
-                    float(fields[2])
+                weight = float(fields[2]) if len(fields) == 3 else 1.0
             except ValueError:
-                if not header_seen and not src:
-                    header_seen = True
+                if not data_lines:
+                    data_lines += 1
+                    text = line.strip() if len(line.strip()) <= 80 else line.strip()[:77] + "..."
+                    notes.append(f"line {lineno} skipped as a header: {text!r}")
                     continue
                 raise GraphFormatError(
                     f"{path}:{lineno}: node ids must be integers (and the weight a number), got "
                     f"{line.strip()!r}"
                 ) from None
-            if a < 0 or b < 0:
-                raise GraphFormatError(f"{path}:{lineno}: node id out of range (negative): {line.strip()!r}")
+            data_lines += 1
+            if a < 0 or b < 0 or a > _INT64_MAX or b > _INT64_MAX:
+                raise GraphFormatError(f"{path}:{lineno}: node id out of range (ids must lie in "
+                                       f"[0, {_INT64_MAX}]): {line.strip()!r}")
+            if not np.isfinite(weight):
+                raise GraphFormatError(f"{path}:{lineno}: the weight must be a finite number, got "
+                                       f"{line.strip()!r}; fix or drop the line")
+            if weight <= 0:
+                non_positive += 1
+                continue
             src.append(a)
             dst.append(b)
+    if non_positive:
+        notes.append(f"{non_positive} edge{'' if non_positive == 1 else 's'} with weight <= 0 dropped")
     if not src:
-        raise GraphFormatError(f"{path}: no edges found; the graph has no edges")
+        extra = f" ({non_positive} lines have weight <= 0, which is no edge)" if non_positive else ""
+        raise GraphFormatError(f"{path}: no edges found; the graph has no edges{extra}")
     ids = np.asarray([src, dst], dtype=np.int64)
     names, relabelled = np.unique(ids, return_inverse=True)
-    return RawGraph(relabelled.reshape(2, -1), num_nodes=len(names), node_names=names)
+    return RawGraph(relabelled.reshape(2, -1), num_nodes=len(names), node_names=names, notes=tuple(notes),
+                    one_per_edge=True)
 
 
 def read_dense_index_edges(path: Path) -> RawGraph:
     """Edge list whose ids are already ``0..N-1`` (feather / PrivDPR files); N = max id + 1."""
     raw = read_edge_list(path)
-    return RawGraph(raw.node_names[raw.edge_index], num_nodes=int(raw.node_names.max()) + 1)
+    return raw._replace(edge_index=raw.node_names[raw.edge_index], num_nodes=int(raw.node_names.max()) + 1,
+                        node_names=None)
 
 
 def adjacency_to_raw(adj: sp.spmatrix | np.ndarray, *, source: str) -> RawGraph:

@@ -33,6 +33,8 @@ def result_table(result: Result) -> Table:
             value = result.info[key]
             if value is not None:
                 table.add_row(key.replace("_", " "), f"{value:.4g}" if isinstance(value, float) else str(value))
+    for change in result.info.get("input_normalisations") or []:
+        table.add_row("input normalised", str(change))
     for name, seconds in result.timings.items():
         table.add_row(f"time {name}", f"{seconds:.2f} s")
     return table

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graphpriv.errors import GraphPrivError
 from graphpriv.experiments.store import ResultStore
 
 
@@ -231,6 +232,8 @@ def plot_rank_sweeps(store: ResultStore, dataset: str, out: Path, bases: tuple[s
 
 
 def main() -> None:
+    """``python -m graphpriv.experiments.plots``: one plot from an existing results store (never
+    created); a graphpriv error exits with status 2 and its one-line message."""
     parser = argparse.ArgumentParser(description="Privacy-utility plot from a results store.")
     parser.add_argument("--store", type=Path, required=True)
     parser.add_argument("--methods", nargs="+", default=[])
@@ -245,22 +248,31 @@ def main() -> None:
     parser.add_argument("--metric", default=None, help="metric of the --curve plot, e.g. accuracy")
     parser.add_argument("--xlabel", default="epsilon")
     args = parser.parse_args()
+    try:
+        store = ResultStore.open_existing(args.store)
+        _plot(args, store)
+    except GraphPrivError as exc:
+        parser.exit(2, f"error: {exc}\n")
+
+
+def _plot(args: argparse.Namespace, store: ResultStore) -> None:
+    """The plot ``main`` asked for, from ``store``."""
     if args.curve:
-        plot_curves(ResultStore(args.store), [parse_curve(c) for c in args.curve], args.datasets, args.out,
+        plot_curves(store, [parse_curve(c) for c in args.curve], args.datasets, args.out,
                     metric=args.metric or "test_auc", ylabel=f"{args.metric or 'test AUC'} (%)", xlabel=args.xlabel)
         print(f"wrote {args.out}")
         return
     if args.rank_sweeps:
-        text = plot_rank_sweeps(ResultStore(args.store), args.datasets[0], args.out)
+        text = plot_rank_sweeps(store, args.datasets[0], args.out)
         args.rank_sweeps.parent.mkdir(parents=True, exist_ok=True)
         args.rank_sweeps.write_text(text)
         print(text + f"\nwrote {args.out} and {args.rank_sweeps}")
         return
     if args.tradeoff:
-        plot_tradeoff(ResultStore(args.store), args.methods, args.datasets, args.out)
+        plot_tradeoff(store, args.methods, args.datasets, args.out)
         print(f"wrote {args.out}")
         return
-    plot_epsilon_sweep(ResultStore(args.store), args.methods, args.datasets, args.out, args.epsilons,
+    plot_epsilon_sweep(store, args.methods, args.datasets, args.out, args.epsilons,
                        accounting="rigorous", backbone="gcn")
     print(f"wrote {args.out}")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphpriv.errors import ConfigError
+from graphpriv.errors import ConfigError, PrivacyError, describe_validation_error
 from graphpriv.linkpred.subgraphs import Extractor
 from graphpriv.methods import (
     dpar,
@@ -19,33 +19,41 @@ from graphpriv.methods import (
     publishing,
 )
 from graphpriv.methods.base import MethodConfig, RunFn
+from graphpriv.privacy.accountant import MAX_EPSILON
 
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """A runnable method: its id, config class, run function and default overrides."""
+    """A runnable method: its id, config class, run function and default overrides.
+
+    ``unit`` is the privacy unit whose count bounds delta (``"edge"``: the input's undirected
+    edges, ``"node"``: its nodes; ``None``: no delta setting); ``publishes`` says whether a run
+    releases a graph (``--out`` writes it).
+    """
 
     id: str
     config_cls: type[MethodConfig]
     run: RunFn
     defaults: dict[str, Any] = field(default_factory=dict)
     description: str = ""
+    unit: str | None = None
+    publishes: bool = False
 
 
 _METHODS = [
     MethodSpec("dplp-ps", dplp_subgraph.DPLPConfig, dplp_subgraph.run,
                {"extractor": Extractor.PATH, "private": True},
-               "DPLP with path subgraphs: edge-level DP-SGD on a subgraph GCN (Ran et al.)"),
+               "DPLP with path subgraphs: edge-level DP-SGD on a subgraph GCN (Ran et al.)", unit="edge"),
     MethodSpec("dplp-ns", dplp_subgraph.DPLPConfig, dplp_subgraph.run,
                {"extractor": Extractor.NEIGHBOURHOOD, "private": True, "h": 1},
-               "DPLP with h-hop neighbourhood subgraphs (Ran et al.)"),
+               "DPLP with h-hop neighbourhood subgraphs (Ran et al.)", unit="edge"),
     MethodSpec("seal", dplp_subgraph.DPLPConfig, dplp_subgraph.run,
                {"extractor": Extractor.NEIGHBOURHOOD, "private": False, "project": False, "h": 1,
                 "optimizer": "adam", "lr": 0.001, "dropout": 0.5},
-               "SEAL: the same subgraph GCN on 1-hop enclosing subgraphs, no DP (Zhang & Chen 2018)"),
+               "SEAL: the same subgraph GCN on 1-hop enclosing subgraphs, no DP (Zhang & Chen 2018)", unit="edge"),
     MethodSpec("lapgraph-sgnn", lapgraph_sgnn.LapGraphConfig, lapgraph_sgnn.run,
                {"extractor": Extractor.NEIGHBOURHOOD, "h": 1, "optimizer": "adam", "lr": 0.001},
-               "LapGraph-perturbed training graph (edge-level DP), then the non-private SGNN"),
+               "LapGraph-perturbed training graph (edge-level DP), then the non-private SGNN", unit="edge"),
     MethodSpec("cn", heuristic.CommonNeighboursConfig, heuristic.run, {},
                "common neighbours on the training graph, no DP (the ceiling of k = 2 path models)"),
     MethodSpec("dplp-rank", dplp_rank.DPLPRankConfig, dplp_rank.run, {},
@@ -61,31 +69,38 @@ _METHODS = [
     MethodSpec("rank-nonprivate", dplp_rank.RankConfig, dplp_rank.run, {},
                "rank: sort by the base score, no noise (no DP)"),
     MethodSpec("privdpr", privdpr.PrivDPRConfig, privdpr.run, {},
-               "synthesize: PrivDPR, deep PageRank with noise on V's gradient, graph from V V^T (node-level DP)"),
+               "synthesize: PrivDPR, deep PageRank with noise on V's gradient, graph from V V^T (node-level DP)",
+               unit="node", publishes=True),
     MethodSpec("dpr", privdpr.PrivDPRConfig, privdpr.run, {"private": False},
-               "synthesize: DPR, PrivDPR without noise (no DP)"),
+               "synthesize: DPR, PrivDPR without noise (no DP)", unit="node", publishes=True),
     MethodSpec("dpar-em0", dpar.DPARConfig, dpar.run, {},
-               "classify: DPAR, DP-APPR rows by the exponential mechanism (1/K values) + DP-SGD (node-level DP)"),
+               "classify: DPAR, DP-APPR rows by the exponential mechanism (1/K values) + DP-SGD (node-level DP)",
+               unit="node"),
     MethodSpec("dpar-em1", dpar.DPARConfig, dpar.run, {},
-               "classify: DPAR, DP-APPR rows by the exponential mechanism with Laplace values + DP-SGD (node-level DP)"),
+               "classify: DPAR, DP-APPR rows by the exponential mechanism with Laplace values + DP-SGD (node-level DP)",
+               unit="node"),
     MethodSpec("dpar-gm", dpar.DPARConfig, dpar.run, {},
-               "classify: DPAR, DP-APPR rows by the Gaussian mechanism + DP-SGD (node-level DP)"),
+               "classify: DPAR, DP-APPR rows by the Gaussian mechanism + DP-SGD (node-level DP)", unit="node"),
     MethodSpec("dpar-nodp", dpar.DPARConfig, dpar.run, {"private": False, "node_rate": 1.0, "seeds": None},
-               "classify: DPAR's model on exact top-K APPR rows of every training node, no noise (no DP)"),
+               "classify: DPAR's model on exact top-K APPR rows of every training node, no noise (no DP)", unit="node"),
     MethodSpec("dp-mlp", mlp.MLPConfig, mlp.run, {},
-               "classify: 2-layer MLP on node features alone, DP-SGD (node-level DP; DPAR's 'Features' baseline)"),
+               "classify: 2-layer MLP on node features alone, DP-SGD (node-level DP; DPAR's 'Features' baseline)",
+               unit="node"),
     MethodSpec("mlp", mlp.MLPConfig, mlp.run, {"private": False},
-               "classify: 2-layer MLP on node features alone, no DP"),
+               "classify: 2-layer MLP on node features alone, no DP", unit="node"),
     MethodSpec("ppgsl", ppgsl.PPGSLConfig, ppgsl.run, {},
-               "publish: PPGSL, graph structure learned against a surrogate attacker (no DP; Wu et al.)"),
+               "publish: PPGSL, graph structure learned against a surrogate attacker (no DP; Wu et al.)",
+               publishes=True),
     MethodSpec("random-perturb", publishing.RandomPerturbConfig, publishing.run_random_perturb, {},
-               "publish: remove a fraction of edges, add as many random ones (no DP; PPGSL baseline)"),
+               "publish: remove a fraction of edges, add as many random ones (no DP; PPGSL baseline)", publishes=True),
     MethodSpec("dice", publishing.DiceConfig, publishing.run_dice, {},
-               "publish: delete edges at sensitive nodes, add edges elsewhere (no DP; PPGSL baseline)"),
+               "publish: delete edges at sensitive nodes, add edges elsewhere (no DP; PPGSL baseline)", publishes=True),
     MethodSpec("edgerand", publishing.EdgeRandConfig, publishing.run_edgerand, {},
-               "publish: randomized response on every adjacency bit (edge-level DP; LinkTeller)"),
+               "publish: randomized response on every adjacency bit (edge-level DP; LinkTeller)",
+               unit="edge", publishes=True),
     MethodSpec("lapgraph", publishing.LapGraphPublishConfig, publishing.run_lapgraph, {},
-               "publish: Laplace adjacency, top noisy |E| kept (edge-level DP; LinkTeller)"),
+               "publish: Laplace adjacency, top noisy |E| kept (edge-level DP; LinkTeller)",
+               unit="edge", publishes=True),
 ]
 
 METHODS: dict[str, MethodSpec] = {m.id: m for m in _METHODS}
@@ -116,6 +131,67 @@ def make_config(method: str, overrides: dict[str, Any]) -> MethodConfig:
         raise ConfigError(f"unknown setting(s) for {method}: {', '.join(sorted(unknown))}; valid: "
                           f"{', '.join(sorted(spec.config_cls.model_fields))}")
     try:
-        return spec.config_cls(**values)
-    except ValueError as exc:  # pydantic.ValidationError
-        raise ConfigError(f"invalid setting for {method}: {exc}") from None
+        config = spec.config_cls(**values)
+    except ValueError as exc:  # pydantic.ValidationError: one line per invalid field, no URL
+        raise ConfigError(f"invalid setting for {method}: {describe_validation_error(exc)}") from None
+    epsilon = getattr(config, "epsilon", None)
+    if isinstance(epsilon, (int, float)) and epsilon > MAX_EPSILON:
+        raise ConfigError(f"epsilon={epsilon:g} is above graphpriv's maximum {MAX_EPSILON:g} (a bound of e^{MAX_EPSILON:g} "
+                          "protects nothing); pass --epsilon 100 or less")
+    return config
+
+
+def is_private(method: str, config: MethodConfig) -> bool:
+    """Whether a run of ``method`` with ``config`` spends privacy (and so takes an epsilon)."""
+    spec = method_spec(method)
+    return "epsilon" in spec.config_cls.model_fields and getattr(config, "private", True) is not False \
+        and method != "mlp"
+
+
+def check_epsilon_applies(method: str, overrides: dict[str, Any], config: MethodConfig) -> None:
+    """Refuse an epsilon given to a run that spends none.
+
+    Raises:
+        ConfigError: ``epsilon`` in ``overrides`` while ``method`` with ``config`` is non-private.
+    """
+    if "epsilon" in overrides and not is_private(method, config):
+        raise ConfigError(f"--epsilon was given but {method} runs without privacy (private=false), so no epsilon "
+                          "would be spent; drop --epsilon, or use a private method or --set private=true")
+
+
+def privacy_units(method: str, data) -> tuple[str, int] | None:
+    """``(unit, count)`` of the privacy units of ``data`` under ``method`` (``None`` when the method
+    has no delta): undirected edges for edge-level methods, nodes for node-level ones."""
+    unit = method_spec(method).unit
+    if unit is None:
+        return None
+    count = int(data.edge_index.size(1) // 2) if unit == "edge" else int(data.num_nodes)
+    return unit, count
+
+
+def check_delta_rule(method: str, config: MethodConfig, data, *, allow_large_delta: bool = False) -> None:
+    """Refuse delta >= 1 / (number of privacy units): such a delta allows a mechanism that
+    publishes one unit's data outright with probability delta and still meets the bound.
+
+    Args:
+        method, config: the run. data: the input graph. allow_large_delta: skip the rule.
+
+    Raises:
+        PrivacyError: ``config.delta`` at or above ``1 / count`` for a private run.
+    """
+    delta = getattr(config, "delta", None)
+    units = privacy_units(method, data)
+    if allow_large_delta or delta is None or units is None or not is_private(method, config):
+        return
+    unit, count = units
+    if delta * count >= 1:
+        raise PrivacyError(f"delta={delta:g} is at or above 1/{count} (one over the {count} {unit}s of the input): "
+                           f"a mechanism could publish one {unit} outright and still be (eps, delta)-DP; pass "
+                           f"--delta {_below(count)} or smaller, or --allow-large-delta to keep it")
+
+
+def _below(count: int) -> str:
+    """A round delta below ``1 / (10 count)``: ``1e-4`` for 2,995 units."""
+    import math
+
+    return f"1e-{math.ceil(math.log10(10 * count))}"

@@ -1,27 +1,40 @@
 """``graphpriv report --store STORE``: privacy-utility curves, attack-vs-utility scatter plots and
 a Markdown summary of every result in a results store.
 
-- ``<dataset>_<metric>_epsilon.{png,svg}``: the metric against the target epsilon, one line per
+- ``<name>_<metric>_epsilon.{png,svg}``: the metric against the target epsilon, one line per
   method and accounting mode (mean over seeds, ±1 std band), for every private method.
-- ``<dataset>_attack_utility.{png,svg}``: for runs that measured the GAE+sim attack (publishing,
+- ``<name>_attack_utility.{png,svg}``: for runs that measured the GAE+sim attack (publishing,
   synthesis), attack AUC against link-prediction AUC, one marker per method, a point per stored
   configuration (mean over seeds).
-- ``summary.md``: per dataset, method, accounting and epsilon: the utility metric (mean ± std), n.
+- ``summary.md``: per dataset, method, accounting and epsilon: the utility metric (mean ± std), n;
+  it names each dataset's plot files and the store rows that were skipped.
+
+``<name>`` is the dataset's registry id, or a graph file's name without its suffix, made safe for
+file names (:func:`plot_names`); datasets whose names would collide (``g.txt`` and ``g.csv``,
+``a/g.txt`` and ``b/g.txt``) get a short hash of the full dataset string, so no file overwrites
+another. A store row that is not a valid result is skipped and named ("skipped row 17: reason").
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import re
 import statistics
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from graphpriv.errors import StoreError
 from graphpriv.experiments.plots import _band, _panels
-from graphpriv.experiments.store import ResultStore, config_hash
+from graphpriv.experiments.store import ResultStore, config_hash, one_line
 from graphpriv.methods.base import Result
 
-__all__ = ["UTILITY_METRICS", "utility_metric", "variant", "write_report"]
+__all__ = ["UTILITY_METRICS", "Report", "plot_names", "utility_metric", "variant", "write_report"]
+
+log = logging.getLogger(__name__)
 
 #: The utility metric a result is summarised by: the first of these it has.
 UTILITY_METRICS = ("test_auc", "accuracy", "auc_at_k", "lp_auc", "nc_f1", "precision_at_k")
@@ -58,33 +71,123 @@ def _save(fig, base: Path) -> list[Path]:
 
     fig.tight_layout()
     paths = [base.with_suffix(".png"), base.with_suffix(".svg")]
-    for path in paths:
-        fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        for path in paths:
+            fig.savefig(path, dpi=120)
+    except OSError as exc:
+        raise StoreError(f"cannot write report file {base}.png/.svg ({one_line(exc, 200)}); choose a writable "
+                         "--out folder") from None
+    finally:
+        plt.close(fig)
     return paths
 
 
-def write_report(store: str | Path, out: str | Path) -> list[Path]:
-    """Write the plots and ``summary.md`` for every stored successful result into ``out``.
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", text).strip("_") or "dataset"
+
+
+def plot_names(datasets: list[str]) -> dict[str, str]:
+    """A distinct file-name stem for every dataset.
+
+    A registry id stays as it is; a graph file path gives its file name without the suffix; both
+    reduced to letters, digits, ``_`` and ``-``. Where two datasets would get the same stem
+    (compared without case, for case-insensitive file systems), each file path among them gets
+    ``-`` and 8 hex digits of the SHA-256 of the full dataset string.
+
+    Args:
+        datasets: dataset strings as stored (registry ids or paths).
 
     Returns:
-        The written files.
+        ``{dataset: stem}``, the stems distinct (without case).
+    """
+    base = {}
+    for d in dict.fromkeys(datasets):
+        plain = re.fullmatch(r"[A-Za-z0-9_-]+", d) is not None
+        base[d] = (plain, d if plain else _safe(Path(d).stem or Path(d).name or d))
+    groups: dict[str, list[str]] = defaultdict(list)
+    for d, (_, stem) in base.items():
+        groups[stem.lower()].append(d)
+    names = {}
+    for members in groups.values():
+        plain_kept = False
+        for d in sorted(members):
+            plain, stem = base[d]
+            if len(members) > 1 and not (plain and not plain_kept):
+                stem = f"{stem}-{hashlib.sha256(d.encode()).hexdigest()[:8]}"
+            plain_kept = plain_kept or plain
+            names[d] = stem
+    used: set[str] = set()
+    for d in sorted(names):  # a last guard: a hashed stem equal to another dataset's stem
+        stem, n = names[d], 1
+        while names[d].lower() in used:
+            n += 1
+            names[d] = f"{stem}-{n}"
+        used.add(names[d].lower())
+    return names
+
+
+@dataclass
+class Report:
+    """What :func:`write_report` wrote.
+
+    Attributes:
+        files: the written files (distinct paths: their count is the count on disk).
+        results: the successful results reported. skipped: ``(row id, reason)`` of every store row
+            that was not a valid result and was skipped.
+    """
+
+    files: list[Path] = field(default_factory=list)
+    results: int = 0
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+
+
+def write_report(store: str | Path, out: str | Path, *,
+                 timeout: float | None = None) -> Report:
+    """Write the plots and ``summary.md`` for every stored successful result into ``out``.
+
+    Rows that are not valid results are skipped, logged as ``skipped row N: reason``, listed in
+    the summary and returned.
+
+    Args:
+        store: an existing results store (never created). out: the folder (created).
+        timeout: seconds to wait for another process's lock on the store (default: the store's).
+
+    Returns:
+        A :class:`Report`.
 
     Raises:
-        ValueError: the store holds no successful result.
+        StoreError: no store at ``store``, a corrupt, foreign, future-version or locked store, a
+            store without a successful result, or an ``out`` folder that cannot be written.
     """
-    results = ResultStore(store).results()
+    results_store = (ResultStore.open_existing(store) if timeout is None
+                     else ResultStore.open_existing(store, timeout=timeout))
+    skipped: list[tuple[int, str]] = []
+    results = results_store.results(bad_rows=skipped)
+    for row_id, reason in skipped:
+        log.warning("skipped row %d: %s", row_id, reason)
     if not results:
-        raise ValueError(f"{store} holds no successful result")
+        extra = (f" ({len(skipped)} rows skipped as invalid, e.g. row {skipped[0][0]}: {skipped[0][1]})"
+                 if skipped else "")
+        raise StoreError(f"results store {store} holds no successful result{extra}; run `graphpriv sweep` or "
+                         f"`graphpriv run --store {store}` first, or check --store")
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreError(f"cannot create report folder {out} ({one_line(exc, 200)}); choose a writable --out "
+                         "folder") from None
+    report = Report(results=len(results), skipped=skipped)
+    written = report.files
     by_dataset: dict[str, list[Result]] = defaultdict(list)
     for r in results:
         by_dataset[r.dataset].append(r)
+    names = plot_names(list(by_dataset))
     summary = [f"# Results in {store}", "", f"{len(results)} successful runs, {len(by_dataset)} datasets.", ""]
+    if skipped:
+        summary += [f"{len(skipped)} store rows skipped (not valid results):", ""]
+        summary += [f"- skipped row {row_id}: {reason}" for row_id, reason in skipped] + [""]
     for dataset, rs in sorted(by_dataset.items()):
-        name = Path(dataset).stem if "/" in dataset else dataset
+        name = names[dataset]
         # curves: metric vs target epsilon per (method, accounting), one figure per metric
         curves: dict[str, dict[str, dict[float, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
         for r in rs:
@@ -121,7 +224,8 @@ def write_report(store: str | Path, out: str | Path) -> list[Path]:
             ax.legend(fontsize=6)
             written += _save(fig, out / f"{name}_attack_utility")
         # summary rows
-        summary += [f"## {dataset}", "", "| method | settings | accounting | epsilon | metric | mean ± std (%) | n |",
+        summary += [f"## {dataset}", "", f"Plots: `{name}_*`.", "",
+                    "| method | settings | accounting | epsilon | metric | mean ± std (%) | n |",
                     "|---|---|---|---|---|---|---|"]
         cells: dict[tuple, list[float]] = defaultdict(list)
         for r in rs:
@@ -137,5 +241,9 @@ def write_report(store: str | Path, out: str | Path) -> list[Path]:
                            f"{std:.2f} | {len(values)} |")
         summary.append("")
     path = out / "summary.md"
-    path.write_text("\n".join(summary))
-    return [*written, path]
+    try:
+        path.write_text("\n".join(summary))
+    except OSError as exc:
+        raise StoreError(f"cannot write {path} ({one_line(exc, 200)}); choose a writable --out folder") from None
+    written.append(path)
+    return report

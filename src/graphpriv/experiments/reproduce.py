@@ -65,18 +65,28 @@ def update_block(doc: Path, name: str, text: str) -> None:
 
 def reproduce(name: str, *, seeds: int = 5, quick: bool = False, store: str | Path = "runs/results.sqlite",
               workers: int = 2, scheduler: str | None = None, docs: Path = Path("docs"),
-              on_done: Callable | None = None, run: bool = True) -> tuple[Path, dict[str, int]]:
+              on_done: Callable | None = None, run: bool = True,
+              retry_failed: bool = False) -> tuple[Path, dict[str, int]]:
     """Run (or reuse) every cell of table ``name`` and write the Markdown table.
 
-    With ``run=False`` nothing runs: the table shows the seeds stored so far (cells without any
-    left out).
+    Args:
+        name: a table of :data:`graphpriv.experiments.tables.TABLES` or an alias. seeds: seeds per
+            cell. quick: the smoke version (:func:`quick_spec`, one seed). store: the results store.
+        workers, scheduler: the Dask cluster (:func:`graphpriv.experiments.sweep.run_runs`).
+        docs: the docs folder. on_done: progress callback of ``run_runs``.
+        run: with False nothing runs: the table shows the seeds stored so far (cells without any
+            left out); the store must exist. retry_failed: run again the cells whose stored run
+            raised (skipped by default, counted in ``failed_before``).
 
     Returns:
-        ``(path of the written table, run counts)``.
+        ``(path of the written table, run counts)`` (the counts of ``run_runs``).
 
     Raises:
-        ConfigError: an unknown table name (the message lists them).
+        ConfigError: an unknown table name (the message lists them), seeds outside [1, 1000].
+        StoreError: a bad store, or (``run`` False) no store at ``store``.
     """
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or not 1 <= seeds <= 1000:
+        raise ConfigError(f"--seeds must be an integer in [1, 1000] (got {seeds!r}): the number of seeds per cell")
     name = ALIASES.get(name, name)
     if name not in TABLES:
         raise ConfigError(f"unknown table {name!r}; known tables: {', '.join(sorted(TABLES))} "
@@ -85,8 +95,9 @@ def reproduce(name: str, *, seeds: int = 5, quick: bool = False, store: str | Pa
     if quick:
         spec, seeds = quick_spec(spec), 1
     runs = table_runs(spec, seeds)
-    counts = (run_runs(runs, store, workers=workers, scheduler=scheduler, on_done=on_done) if run
-              else {"total": len(runs), "skipped": 0, "ok": 0, "error": 0})
+    counts = (run_runs(runs, store, workers=workers, scheduler=scheduler, retry_failed=retry_failed,
+                       on_done=on_done) if run
+              else {"total": len(runs), "skipped": 0, "failed_before": 0, "ok": 0, "error": 0})
     cells = run_table(spec, seeds=seeds, store=Path(store), run=False)
     command = (f"graphpriv reproduce {name} --seeds {seeds} --store {store}" + (" --quick" if quick else "")
                + ("" if run else " --from-store"))

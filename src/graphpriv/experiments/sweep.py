@@ -1,34 +1,46 @@
 """Sweeps: a grid of runs (methods x datasets x epsilons x seeds x overrides) on Dask distributed.
 
-    graphpriv sweep SWEEP.yaml [--workers N | --scheduler ADDRESS]
+    graphpriv sweep SWEEP.yaml [--workers N | --scheduler ADDRESS] [--dry-run] [--retry-failed]
 
 A sweep file (YAML) is validated by :class:`SweepSpec` and expanded into runs; every run's config
-is validated before anything runs (an unknown method or key is a :class:`ConfigError`). Runs
-already in the results store (same method, dataset, seed and config hash) are skipped, so a
-killed sweep restarts where it stopped. Each run is a Dask task that returns its result (or its
-error) to this process, which commits it to the SQLite store as soon as it arrives: the store has
-one writer, and nothing finished is lost when the sweep, or a worker, dies. A run that raises is
-recorded with its error (status ``error``; a rerun tries it again) and does not stop the sweep.
+and seed is validated before anything runs (an unknown method or key, or a seed outside
+``[0, 2**32-1]``, is a :class:`ConfigError`); :func:`check_sweep` also loads every dataset and
+lists each cell that would fail, for ``--dry-run``. Identical cells run once. Runs already in the
+results store (same method, dataset, seed and config hash) are skipped, so a killed sweep
+restarts where it stopped. Each run is a Dask task that returns its result (or its error) to this
+process, which commits it to the SQLite store as soon as it arrives: the store has one writer, and
+nothing finished is lost when the sweep, or a worker, dies.
+
+A run that raises does not stop the sweep: it is a deterministic failure, recorded once (status
+``error``, with the exception's type, one-line message and traceback, and whether it was a
+graphpriv error, i.e. bad input) and not run again by a resumed sweep unless ``retry_failed``
+(``--retry-failed``) asks. A task that was lost (its worker was killed) is recorded as ``lost`` and
+is retried by the next sweep.
 """
 
 from __future__ import annotations
 
+import json
 import traceback
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from graphpriv.errors import ConfigError
-from graphpriv.experiments.registry import make_config, method_spec
-from graphpriv.experiments.store import ResultStore
+from graphpriv.data.validation import MAX_SEED, check_seed
+from graphpriv.errors import ConfigError, GraphPrivError, describe_validation_error
+from graphpriv.experiments.registry import check_delta_rule, check_epsilon_applies, make_config, method_spec
+from graphpriv.experiments.store import ResultStore, config_hash, one_line
 from graphpriv.methods.base import Result
 
-__all__ = ["SweepRun", "SweepSpec", "execute_run", "expand", "load_sweep", "make_run", "pending_runs", "run_runs",
-           "run_sweep"]
+__all__ = ["MAX_SEED", "MAX_SEED_COUNT", "CellProblem", "SweepCheck", "SweepRun", "SweepSpec", "check_sweep",
+           "execute_run", "expand", "load_sweep", "make_run", "pending_runs", "run_runs", "run_sweep", "split_runs"]
+
+#: The largest ``seeds: N`` (seeds 0..N-1); list the seeds for anything else.
+MAX_SEED_COUNT = 100_000
 
 
 class SweepSpec(BaseModel):
@@ -42,6 +54,8 @@ class SweepSpec(BaseModel):
         overrides: variants, each a dict of settings applied to every method (default: one, ``{}``).
         method_overrides: settings for one method only (``{method: {key: value}}``).
         store: the SQLite results store.
+        allow_large_delta: accept delta >= 1 / (number of privacy units) (``--dry-run`` checks the
+            rule on every cell's loaded dataset).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -53,6 +67,7 @@ class SweepSpec(BaseModel):
     overrides: list[dict[str, Any]] = Field(default_factory=lambda: [{}], min_length=1)
     method_overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)
     store: str = "runs/results.sqlite"
+    allow_large_delta: bool = False
 
     @field_validator("epsilons")
     @classmethod
@@ -64,11 +79,13 @@ class SweepSpec(BaseModel):
     @field_validator("seeds")
     @classmethod
     def _seeds(cls, value: int | list[int]) -> int | list[int]:
-        if isinstance(value, int) and value < 1:
-            raise ValueError(f"seeds must be >= 1 (got {value})")
+        if isinstance(value, int) and not 1 <= value <= MAX_SEED_COUNT:
+            raise ValueError(f"seeds: N runs seeds 0..N-1 and must be in [1, {MAX_SEED_COUNT}] (got {value}); "
+                             "list the seeds explicitly for others")
         return value
 
     def seed_list(self) -> list[int]:
+        """The seeds: ``0..seeds-1``, or the explicit list."""
         return list(range(self.seeds)) if isinstance(self.seeds, int) else list(self.seeds)
 
 
@@ -84,35 +101,105 @@ class SweepRun:
 
     @property
     def config_dict(self) -> dict[str, Any]:
+        """The validated config as a dict."""
         return dict(self.config)
 
+    @property
+    def key(self) -> tuple[str, str, int, str]:
+        """``(method, dataset, seed, config hash)``: the run's cell in the results store."""
+        return self.method, self.dataset, self.seed, config_hash(self.config_dict)
+
     def label(self) -> str:
-        extra = ", ".join(f"{k}={v}" for k, v in self.overrides)
-        return f"{self.method} on {self.dataset}, seed {self.seed}" + (f" ({extra})" if extra else "")
+        """``METHOD on DATASET, seed N (key=value, ...)``."""
+        return _label(self.method, self.dataset, self.seed, self.overrides)
+
+
+def _label(method: str, dataset: str, seed: Any, overrides: Iterable[tuple[str, Any]]) -> str:
+    extra = ", ".join(f"{k}={v}" for k, v in overrides)
+    return f"{method} on {dataset}, seed {seed}" + (f" ({extra})" if extra else "")
+
+
+@dataclass(frozen=True)
+class CellProblem:
+    """A cell of a sweep that would fail, and why.
+
+    Attributes:
+        method, dataset, seed, overrides: the cell (the seed as written in the sweep file).
+        reason: one line.
+    """
+
+    method: str
+    dataset: str
+    seed: Any
+    overrides: tuple[tuple[str, Any], ...]
+    reason: str
+
+    def label(self) -> str:
+        """``METHOD on DATASET, seed N (key=value, ...)``."""
+        return _label(self.method, self.dataset, self.seed, self.overrides)
+
+
+@dataclass
+class SweepCheck:
+    """What :func:`check_sweep` found.
+
+    Attributes:
+        runs: the valid runs (identical cells once). problems: the cells that would fail.
+    """
+
+    runs: list[SweepRun] = field(default_factory=list)
+    problems: list[CellProblem] = field(default_factory=list)
 
 
 def make_run(method: str, dataset: str, seed: int, overrides: dict[str, Any]) -> SweepRun:
-    """A validated run (raises :class:`ConfigError` for an unknown key or a bad value)."""
-    config = make_config(method, overrides).model_dump(mode="json")
+    """A validated run.
+
+    Args:
+        method: registry id. dataset: registry id or graph file path. seed: in ``[0, 2**32-1]``.
+        overrides: config settings.
+
+    Returns:
+        The :class:`SweepRun` (its config validated and completed with the method's defaults).
+
+    Raises:
+        ConfigError: an unknown method or key, an invalid value, a bad seed, or an epsilon for a
+            non-private setting.
+    """
+    seed = check_seed(seed)
+    validated = make_config(method, overrides)
+    check_epsilon_applies(method, overrides, validated)
+    config = validated.model_dump(mode="json")
     return SweepRun(method, dataset, seed, tuple(sorted(overrides.items())), tuple(sorted(config.items())))
 
 
 def load_sweep(path: str | Path) -> SweepSpec:
     """Read and validate a YAML sweep file.
 
+    Args:
+        path: the YAML file.
+
+    Returns:
+        The :class:`SweepSpec`.
+
     Raises:
-        ConfigError: unreadable YAML or an invalid spec (pydantic's message).
+        ConfigError: an unreadable file or YAML, or an invalid spec (one line per file, naming the
+            fields).
     """
     import yaml
 
     try:
         raw = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"cannot read sweep file {path}: {exc}") from None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError(f"cannot read sweep file {path} ({one_line(exc, 200)}); check the path and its "
+                          "YAML") from None
+    if raw is not None and not isinstance(raw, dict):
+        raise ConfigError(f"invalid sweep file {path}: expected a mapping of methods, datasets, epsilons, seeds, "
+                          f"overrides, store (got {type(raw).__name__})")
     try:
         return SweepSpec.model_validate(raw or {})
-    except ValueError as exc:
-        raise ConfigError(f"invalid sweep file {path}: {exc}") from None
+    except ValueError as exc:  # pydantic.ValidationError
+        detail = "; ".join(describe_validation_error(exc).splitlines())
+        raise ConfigError(f"invalid sweep file {path}: {one_line(detail)}") from None
 
 
 def _private_with_epsilon(method: str) -> bool:
@@ -120,35 +207,162 @@ def _private_with_epsilon(method: str) -> bool:
     return "epsilon" in spec.config_cls.model_fields and spec.defaults.get("private", True) is not False
 
 
-def expand(spec: SweepSpec) -> list[SweepRun]:
-    """Every run of the grid, each config validated.
-
-    Raises:
-        ConfigError: an unknown method, an unknown key, an invalid value, or method_overrides for
-            a method not in the sweep; raised before anything runs.
-    """
-    for method in spec.methods:
-        method_spec(method)
+def _check_stray(spec: SweepSpec) -> None:
     stray = set(spec.method_overrides) - set(spec.methods)
     if stray:
-        raise ConfigError(f"method_overrides for methods not in the sweep: {', '.join(sorted(stray))}")
-    runs = []
+        raise ConfigError(f"method_overrides for methods not in the sweep: {', '.join(sorted(stray))}; remove "
+                          "them or add the methods")
+
+
+def _grid(spec: SweepSpec) -> Iterable[tuple[str, str, Any, dict[str, Any]]]:
+    """Every (method, dataset, seed, overrides) cell of the grid, unvalidated."""
     for method in spec.methods:
-        epsilons = spec.epsilons if spec.epsilons and _private_with_epsilon(method) else [None]
+        try:
+            crossed = bool(spec.epsilons) and _private_with_epsilon(method)
+        except ConfigError:
+            crossed = False  # an unknown method: make_run names it
         for dataset in spec.datasets:
             for variant in spec.overrides:
-                for epsilon in epsilons:
+                for epsilon in spec.epsilons if crossed else [None]:
                     overrides = {**variant, **spec.method_overrides.get(method, {})}
                     if epsilon is not None:
                         overrides["epsilon"] = epsilon
                     for seed in spec.seed_list():
-                        runs.append(make_run(method, dataset, seed, overrides))
-    return list(dict.fromkeys(runs))  # identical cells (e.g. non-private methods x variants) once
+                        yield method, dataset, seed, overrides
 
 
-def pending_runs(runs: Iterable[SweepRun], store: ResultStore) -> list[SweepRun]:
-    """The runs without a successful result in ``store``."""
-    return [r for r in runs if store.find(r.method, r.dataset, r.seed, r.config_dict) is None]
+def _unique(runs: Iterable[SweepRun]) -> list[SweepRun]:
+    """Identical cells (same store key) once, in order."""
+    out: dict[tuple[str, str, int, str], SweepRun] = {}
+    for run in runs:
+        out.setdefault(run.key, run)
+    return list(out.values())
+
+
+def expand(spec: SweepSpec) -> list[SweepRun]:
+    """Every run of the grid, each config and seed validated; identical cells once.
+
+    Args:
+        spec: the sweep.
+
+    Returns:
+        The runs.
+
+    Raises:
+        ConfigError: an unknown method, an unknown key, an invalid value, a seed outside
+            ``[0, 2**32-1]``, or method_overrides for a method not in the sweep; raised before
+            anything runs (the first one found).
+    """
+    for method in spec.methods:
+        method_spec(method)
+    _check_stray(spec)
+    return _unique(make_run(*cell) for cell in _grid(spec))
+
+
+def _load(dataset: str) -> tuple[Any, str | None]:
+    """``(data, None)``, or ``(None, reason)`` when the dataset cannot be loaded."""
+    from graphpriv.data import load
+
+    try:
+        return load(dataset), None
+    except GraphPrivError as exc:
+        return None, one_line(exc)
+    except Exception as exc:  # noqa: BLE001 -- any failure to load is reported for the cell
+        return None, one_line(f"cannot load dataset {dataset!r}: {type(exc).__name__}: {exc}")
+
+
+def check_sweep(spec: SweepSpec, *, load_datasets: bool = True) -> SweepCheck:
+    """Validate every cell of the grid without running anything: the method and config, the seed
+    (an integer in ``[0, 2**32-1]``), no epsilon for a non-private setting and, with
+    ``load_datasets``, the dataset (loaded once each with :func:`graphpriv.data.load`: a registry id
+    must be known and its files found, a file must exist and parse) and the delta rule on it
+    (:func:`graphpriv.experiments.registry.check_delta_rule`, unless ``allow_large_delta``).
+
+    Args:
+        spec: the sweep. load_datasets: also load every dataset (``--dry-run``).
+
+    Returns:
+        A :class:`SweepCheck`: the valid runs (identical cells once) and one
+        :class:`CellProblem` per cell that would fail.
+
+    Raises:
+        ConfigError: method_overrides for a method not in the sweep (not a cell's problem).
+    """
+    _check_stray(spec)
+    loaded: dict[str, tuple[Any, str | None]] = {}
+    check = SweepCheck()
+    seen: set[str] = set()
+    for method, dataset, seed, overrides in _grid(spec):
+        try:
+            run = make_run(method, dataset, seed, overrides)
+            reason = None
+        except ConfigError as exc:
+            run, reason = None, one_line(exc)
+        if reason is None and load_datasets:
+            if dataset not in loaded:
+                loaded[dataset] = _load(dataset)
+            data, reason = loaded[dataset]
+            if reason is None:
+                try:
+                    check_delta_rule(method, make_config(method, overrides), data,
+                                     allow_large_delta=spec.allow_large_delta)
+                except GraphPrivError as exc:
+                    reason = one_line(exc)
+        if reason is None:
+            check.runs.append(run)
+            continue
+        key = json.dumps([method, dataset, seed, overrides], sort_keys=True, default=str)
+        if key not in seen:
+            seen.add(key)
+            check.problems.append(CellProblem(method, dataset, seed, tuple(sorted(overrides.items())), reason))
+    check.runs = _unique(check.runs)
+    return check
+
+
+def split_runs(runs: Iterable[SweepRun], store: ResultStore, *,
+               retry_failed: bool = False) -> tuple[list[SweepRun], int, int]:
+    """Sort runs by what the store holds for them.
+
+    Args:
+        runs: validated runs. store: the results store.
+        retry_failed: count the runs whose stored attempt raised as to do (by default they are not
+            run again); lost runs (a killed worker) are always to do.
+
+    Returns:
+        ``(runs to do, stored successes skipped, stored failures skipped)``.
+
+    Raises:
+        StoreError: the store cannot be read.
+    """
+    statuses = store.statuses()
+    todo, skipped, failed = [], 0, 0
+    for run in runs:
+        status = statuses.get(run.key)
+        if status == "ok":
+            skipped += 1
+        elif status == "error" and not retry_failed:
+            failed += 1
+        else:  # not stored, lost, or a failure to retry
+            todo.append(run)
+    return todo, skipped, failed
+
+
+def pending_runs(runs: Iterable[SweepRun], store: ResultStore, *, retry_failed: bool = False) -> list[SweepRun]:
+    """The runs a sweep would run now.
+
+    Args:
+        runs: validated runs. store: the results store.
+        retry_failed: also the runs whose stored attempt raised (deterministic failures, skipped
+            by default); lost runs (a killed worker) are always pending.
+
+    Returns:
+        The runs without a successful result (and, unless ``retry_failed``, without a recorded
+        failure) in ``store``, in order.
+
+    Raises:
+        StoreError: the store cannot be read.
+    """
+    return split_runs(runs, store, retry_failed=retry_failed)[0]
 
 
 @lru_cache(maxsize=8)
@@ -158,50 +372,85 @@ def _dataset(name: str):
     return load(name)
 
 
-def execute_run(run: SweepRun, threads: int = 1) -> tuple[str, str]:
-    """Run one sweep cell (in a Dask worker): ``("ok", result JSON)`` or ``("error", traceback)``.
-    Datasets are cached per worker process; the result's ``dataset`` is the sweep's name for it."""
+def execute_run(run: SweepRun, threads: int = 1, allow_large_delta: bool = True) -> tuple[str, Any]:
+    """Run one sweep cell (in a Dask worker). Datasets are cached per worker process; the
+    result's ``dataset`` is the sweep's name for it.
+
+    Args:
+        run: the cell. threads: torch threads. allow_large_delta: False applies the delta rule
+            (:func:`graphpriv.experiments.registry.check_delta_rule`) to the loaded dataset; the paper
+            tables keep their papers' deltas (True).
+
+    Returns:
+        ``("ok", result JSON)``, or ``("error", {"type", "message", "traceback", "bad_input"})``
+        when the run raised: the exception's qualified type, its one-line message, the traceback,
+        and whether it was a graphpriv error (bad input). Never raises for a failing run.
+    """
     import torch
 
     torch.set_num_threads(threads)
     try:
         config = make_config(run.method, dict(run.overrides))
-        result = method_spec(run.method).run(config, _dataset(run.dataset), seed=run.seed, method=run.method)
+        data = _dataset(run.dataset)
+        check_delta_rule(run.method, config, data, allow_large_delta=allow_large_delta)
+        result = method_spec(run.method).run(config, data, seed=run.seed, method=run.method)
         # stored under the name the sweep gave (a file path stays a path), so a rerun finds it
         return "ok", result.model_copy(update={"dataset": run.dataset}).model_dump_json()
-    except Exception:  # noqa: BLE001 -- recorded in the store, the sweep goes on
-        return "error", traceback.format_exc(limit=20)
+    except Exception as exc:  # noqa: BLE001 -- recorded in the store, the sweep goes on
+        kind = type(exc)
+        name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        return "error", {"type": name, "message": one_line(exc) or name, "traceback": traceback.format_exc(limit=20),
+                         "bad_input": isinstance(exc, GraphPrivError)}
 
 
 def run_sweep(spec: SweepSpec, *, workers: int = 2, scheduler: str | None = None, threads: int = 1,
+              retry_failed: bool = False,
               on_done: Callable[[SweepRun, str, int, int], None] | None = None) -> dict[str, int]:
     """Run every pending cell of ``spec`` on Dask (see :func:`run_runs`).
 
+    Args:
+        spec: the sweep; other arguments as :func:`run_runs`.
+
+    Returns:
+        The counts of :func:`run_runs`.
+
     Raises:
         ConfigError: an invalid grid (before anything runs).
+        StoreError: a bad results store (before anything runs).
     """
     return run_runs(expand(spec), spec.store, workers=workers, scheduler=scheduler, threads=threads,
-                    on_done=on_done)
+                    retry_failed=retry_failed, allow_large_delta=spec.allow_large_delta, on_done=on_done)
 
 
 def run_runs(runs: list[SweepRun], store_path: str | Path, *, workers: int = 2, scheduler: str | None = None,
-             threads: int = 1, on_done: Callable[[SweepRun, str, int, int], None] | None = None) -> dict[str, int]:
-    """Run the runs not yet in the store on Dask; commit each result (or error) as it arrives.
+             threads: int = 1, retry_failed: bool = False, allow_large_delta: bool = True,
+             on_done: Callable[[SweepRun, str, int, int], None] | None = None) -> dict[str, int]:
+    """Run the runs not yet in the store on Dask; commit each result (or failure) as it arrives.
 
     Args:
-        runs: validated runs (:func:`expand`). store_path: the SQLite results store.
+        runs: validated runs (:func:`expand`). store_path: the SQLite results store (opened, and
+            checked writable, before anything runs).
         workers: LocalCluster size (one process per worker, one thread each) when ``scheduler`` is
             None. scheduler: address of a running Dask scheduler (``tcp://host:8786``).
-        threads: torch threads per run. on_done: called as ``on_done(run, status, done, total)``.
+        threads: torch threads per run. retry_failed: run again the runs whose stored attempt
+            raised (by default they are skipped and counted in ``failed_before``).
+        allow_large_delta: False refuses (records as a bad-input failure) a run whose delta is at
+            or above 1 / (privacy units of its dataset); the paper tables keep True.
+        on_done: called as ``on_done(run, status, done, total)``, status ``ok``, ``error`` (the
+            run raised) or ``lost`` (its task was lost).
 
     Returns:
-        ``{"total": len(runs), "skipped": already stored, "ok": ..., "error": ...}``.
+        ``{"total": len(runs), "skipped": stored results, "failed_before": stored failures not
+        retried, "ok": ..., "error": runs that failed now (raised or lost)}``.
+
+    Raises:
+        StoreError: the store cannot be opened or written.
     """
     from dask.distributed import Client, LocalCluster, as_completed
 
     store = ResultStore(store_path)
-    todo = pending_runs(runs, store)
-    counts = {"total": len(runs), "skipped": len(runs) - len(todo), "ok": 0, "error": 0}
+    todo, skipped, failed_before = split_runs(runs, store, retry_failed=retry_failed)
+    counts = {"total": len(runs), "skipped": skipped, "failed_before": failed_before, "ok": 0, "error": 0}
     if not todo:
         return counts
     cluster = None
@@ -209,19 +458,26 @@ def run_runs(runs: list[SweepRun], store_path: str | Path, *, workers: int = 2, 
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
     client = Client(scheduler or cluster)
     try:
-        futures = {client.submit(execute_run, run, threads, key=f"graphpriv-run-{i}-{run.method}", pure=False): run
+        futures = {client.submit(execute_run, run, threads, allow_large_delta, key=f"graphpriv-run-{i}-{run.method}", pure=False): run
                    for i, run in enumerate(todo)}
         for done, future in enumerate(as_completed(futures), 1):
             run = futures[future]
             try:
                 status, payload = future.result()
-            except Exception:  # noqa: BLE001 -- the task itself was lost (a worker died too often)
-                status, payload = "error", traceback.format_exc(limit=20)
-            if status == "ok":
-                store.append(Result.model_validate_json(payload))
+            except Exception as exc:  # noqa: BLE001 -- the task itself was lost (a worker died too often)
+                kind = type(exc)
+                store.append_error(run.method, run.dataset, run.seed, run.config_dict,
+                                   traceback.format_exc(limit=20), error_type=f"{kind.__module__}.{kind.__qualname__}",
+                                   message=one_line(exc) or kind.__name__, bad_input=False, lost=True)
+                status = "lost"
             else:
-                store.append_error(run.method, run.dataset, run.seed, run.config_dict, payload)
-            counts[status] += 1
+                if status == "ok":
+                    store.append(Result.model_validate_json(payload))
+                else:
+                    store.append_error(run.method, run.dataset, run.seed, run.config_dict, payload["traceback"],
+                                       error_type=payload["type"], message=payload["message"],
+                                       bad_input=payload["bad_input"])
+            counts["ok" if status == "ok" else "error"] += 1
             if on_done is not None:
                 on_done(run, status, done, len(todo))
     finally:

@@ -16,8 +16,9 @@ import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from graphpriv.errors import GraphPrivError
 from graphpriv.experiments.registry import make_config
-from graphpriv.experiments.store import DEFAULT_STORE, ResultStore
+from graphpriv.experiments.store import DEFAULT_STORE, ResultStore, config_hash
 from graphpriv.methods.base import Result
 
 DPLP_DATASETS = ("yeast", "usair", "celegans", "pb")
@@ -347,20 +348,32 @@ def _run_cell(args: tuple[str, str, int, dict, str]) -> Result:
     return run_method(method, dataset, seed=seed, overrides=overrides, store=store)
 
 
-def run_table(spec: TableSpec, *, seeds: int, store: Path, workers: int = 1,
-              run: bool = True) -> list[tuple[Row, str, list[Result]]]:
-    """Run (or reuse from the store) every cell; returns (row, dataset, results) per cell.
+def run_table(spec: TableSpec, *, seeds: int, store: Path, workers: int = 1, run: bool = True,
+              retry_failed: bool = False) -> list[tuple[Row, str, list[Result]]]:
+    """Run (or reuse from the store) every cell.
 
     One worker runs the missing cells here, one after another; more go to a Dask LocalCluster
     (:func:`graphpriv.experiments.sweep.run_runs`, one process and ``GRAPHPRIV_THREADS`` torch
     threads per worker). With ``run=False`` nothing runs: each cell holds the stored seeds only
     (cells without any are left out), for rendering a table whose slow cells have fewer seeds so far.
 
+    Args:
+        spec: the table. seeds: seeds per cell (0..seeds-1, fewer where ``max_seeds`` says).
+        store: the results store (must exist when ``run`` is False). workers: parallel runs.
+        run: run the missing cells. retry_failed: run again the cells whose stored run raised
+            (by default they are not run again, and the table fails naming them).
+
+    Returns:
+        ``(row, dataset, results)`` per cell with results.
+
     Raises:
-        RuntimeError: a run failed on a worker (its traceback is in the store).
+        RuntimeError: a run failed (its traceback is in the store), now or in an earlier call
+            (without ``retry_failed``).
+        StoreError: a bad store, or (``run`` False) no store at ``store``.
     """
-    results_store = ResultStore(store)
-    todo, cells = [], {}
+    results_store = ResultStore(store) if run else ResultStore.open_existing(store)
+    statuses = results_store.statuses()
+    todo, cells, failed_before = [], {}, []
     for dataset in spec.datasets:  # dataset by dataset: the small graphs' cells finish first
         for row in spec.rows:
             overrides = row.settings(dataset)
@@ -368,9 +381,14 @@ def run_table(spec: TableSpec, *, seeds: int, store: Path, workers: int = 1,
             for seed in range(min(seeds, row.max_seeds.get(dataset, seeds))):
                 found = results_store.find(row.method, dataset, seed, config)
                 cells.setdefault((row.label, dataset), []).append(found)
-                if found is None:
+                if found is not None:
+                    continue
+                if statuses.get((row.method, dataset, seed, config_hash(config))) == "error" and not retry_failed:
+                    failed_before.append((row.label, dataset, seed))
+                else:
                     todo.append(((row.label, dataset, seed), (row.method, dataset, seed, overrides, str(store))))
-    print(f"{spec.name}: {len(todo)} runs to do, {sum(len(v) for v in cells.values()) - len(todo)} reused", flush=True)
+    print(f"{spec.name}: {len(todo)} runs to do, {sum(len(v) for v in cells.values()) - len(todo)} reused"
+          + (f", {len(failed_before)} failed before (not retried)" if failed_before else ""), flush=True)
     if not run:
         kept = {key: [r for r in found if r is not None] for key, found in cells.items()}
         return [(row, d, kept[(row.label, d)]) for row in spec.rows for d in spec.datasets if kept.get((row.label, d))]
@@ -399,9 +417,12 @@ def run_table(spec: TableSpec, *, seeds: int, store: Path, workers: int = 1,
                                            sweep_run.config_dict))
 
         run_runs(runs, store, workers=workers, threads=int(os.environ.get("GRAPHPRIV_THREADS", "1")),
-                 on_done=on_done)
+                 retry_failed=True, on_done=on_done)  # todo holds only the failures to retry
         if failed:
             raise RuntimeError(f"{len(failed)} run(s) of {spec.name} failed, e.g. {failed[0]}; see {store}")
+    if failed_before:
+        raise RuntimeError(f"{len(failed_before)} run(s) of {spec.name} failed in an earlier call and were not "
+                           f"retried, e.g. {failed_before[0]}; see {store}, or pass --retry-failed")
     return [(row, d, cells[(row.label, d)]) for row in spec.rows for d in spec.datasets if cells.get((row.label, d))]
 
 
@@ -438,6 +459,8 @@ def to_markdown(spec: TableSpec, cells, *, seeds: int, command: str) -> str:
 
 
 def main() -> None:
+    """``python -m graphpriv.experiments.tables TABLE``: run (or reuse) a table's cells and write it;
+    a graphpriv error exits with status 2 and its one-line message."""
     parser = argparse.ArgumentParser(description="Reproduce a paper table.")
     parser.add_argument("table", choices=sorted(TABLES))
     parser.add_argument("--seeds", type=int, default=5)
@@ -446,6 +469,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--datasets", nargs="+", default=None, help="a subset of the table's datasets")
     parser.add_argument("--from-store", action="store_true", help="run nothing: render the stored seeds of each cell")
+    parser.add_argument("--retry-failed", action="store_true", help="run again the cells whose stored run raised")
     args = parser.parse_args()
     spec = TABLES[args.table]
     command = f"python -m graphpriv.experiments.tables {args.table} --seeds {args.seeds}"
@@ -455,7 +479,11 @@ def main() -> None:
             parser.error(f"{unknown} not in {args.table}'s datasets {list(spec.datasets)}")
         spec = replace(spec, datasets=tuple(d for d in spec.datasets if d in args.datasets))
         command += " --datasets " + " ".join(spec.datasets)
-    cells = run_table(spec, seeds=args.seeds, store=args.store, workers=args.workers, run=not args.from_store)
+    try:
+        cells = run_table(spec, seeds=args.seeds, store=args.store, workers=args.workers, run=not args.from_store,
+                          retry_failed=args.retry_failed)
+    except GraphPrivError as exc:
+        parser.exit(2, f"error: {exc}\n")
     if args.from_store:
         command += " --from-store"
     text = to_markdown(spec, cells, seeds=args.seeds, command=command)

@@ -29,6 +29,7 @@ import torch
 from pydantic import Field, model_validator
 from torch_geometric.data import Data
 
+from graphpriv.data.validation import check_data, check_seed
 from graphpriv.errors import ConfigError
 from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
 from graphpriv.privacy.accountant import Ledger
@@ -177,6 +178,8 @@ def run(config: RankConfig, data: Data, *, seed: int, method: str = "dplp-rank",
     Raises:
         ConfigError: PA without a degree cap. DatasetError: no usable query.
     """
+    data = check_data(data, method=method)
+    seed = check_seed(seed)
     timer = Timer()
     rng = np.random.default_rng([seed, 97])
     with timer.phase("split"):

@@ -27,6 +27,7 @@ from torch_geometric.data import Data
 
 from graphpriv.data.graph import to_csr
 from graphpriv.data.splits import LinkSplit, link_split
+from graphpriv.data.validation import check_data, check_seed
 from graphpriv.errors import ConfigError
 from graphpriv.linkpred.dependency import check_dependency_bound
 from graphpriv.linkpred.drnl import max_drnl_label
@@ -149,6 +150,40 @@ def calibrate_training_noise(config: DPLPConfig, sampler: WithoutReplacementSamp
     return calibrate_noise_multiplier(whole_run, target_epsilon=config.epsilon, delta=config.delta)
 
 
+def check_group_fits(config: DPLPConfig, k_group: int, num_examples: int) -> None:
+    """Refuse, before extraction and training, a dependency bound that covers every training example.
+
+    One edge change may alter K = ``k_group`` examples (M dependent ones, plus its own under
+    ``rigorous`` accounting); when K exceeds the training set, DP-SGD's group bound says nothing.
+
+    Args:
+        config: the run's settings (k, theta, lam, extractor, accounting). k_group: K.
+        num_examples: training examples (links and capped negatives of the projected graph).
+
+    Raises:
+        ConfigError: K > ``num_examples``, naming M, the example count, and the groups that
+            lower thetas give.
+    """
+    if k_group <= num_examples:
+        return
+    lower = [t for t in (int(config.theta) - 1, int(config.theta) // 2, 2) if 1 <= t < int(config.theta)]
+    lower = list(dict.fromkeys(lower))
+    groups = "/".join(str(_group_of(config.model_copy(update={"theta": t}))) for t in lower)
+    hint = (f"theta={'/'.join(map(str, lower))} give groups of {groups} (a lower theta also leaves fewer "
+            "examples)" if lower else "theta is already 1")
+    shape = f"k={config.k}, " if config.extractor is Extractor.PATH else f"h={config.h}, "
+    raise ConfigError(f"the dependency bound M={dependency_bound(config)} ({shape}theta={config.theta}, "
+                      f"{config.accounting.value} accounting) gives a group of {k_group} examples that one edge "
+                      f"can change, more than the {num_examples} training examples, so DP-SGD cannot bound it; "
+                      f"lower theta or {'k' if config.extractor is Extractor.PATH else 'h'} ({hint}), "
+                      "or use a larger graph")
+
+
+def _group_of(config: DPLPConfig) -> int:
+    bound = dependency_bound(config)
+    return group_size(bound) if config.accounting is Accounting.RIGOROUS else bound
+
+
 class _Selector:
     """Keeps the parameters of the epoch with the best validation AUC."""
 
@@ -243,6 +278,8 @@ def run(config: DPLPConfig, data: Data, *, seed: int, method: str = "dplp-ps",
         BudgetExceededError: epsilon too small for the number of steps.
         SensitivityError: empirical dependency above the bound.
     """
+    data = check_data(data, method=method)
+    seed = check_seed(seed)
     timer = Timer()
     with timer.phase("split"):
         split = link_split(data, val_ratio=config.val_ratio, test_ratio=config.test_ratio, seed=seed)
@@ -280,9 +317,10 @@ def fit_and_evaluate(config: DPLPConfig, split: LinkSplit, pairs: np.ndarray, ev
     info.update({"train_edges": int(split.train_edge_index.shape[1]), "projected_edges": int(pairs.shape[1]),
                  "num_train_examples": num_examples, "steps": steps, "epochs": config.epochs})
     if config.private:
-        sampler = WithoutReplacementSampler(num_examples, config.batch_size, generator=gens[1])
         bound = dependency_bound(config)
-        k_group = group_size(bound) if config.accounting is Accounting.RIGOROUS else bound
+        k_group = _group_of(config)
+        check_group_fits(config, k_group, num_examples)
+        sampler = WithoutReplacementSampler(num_examples, config.batch_size, generator=gens[1])
         with timer.phase("calibration"):
             z = calibrate_training_noise(config, sampler, k_group, steps, spent=spent)
         engine_args = {"noise_multiplier": z, "max_grad_norm": config.max_grad_norm, "group_size": k_group,

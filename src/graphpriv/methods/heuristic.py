@@ -14,6 +14,7 @@ from torch_geometric.data import Data
 
 from graphpriv.data.graph import to_csr
 from graphpriv.data.splits import link_split
+from graphpriv.data.validation import check_data, check_seed
 from graphpriv.linkpred.heuristics import common_neighbours
 from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
 
@@ -28,6 +29,8 @@ class CommonNeighboursConfig(MethodConfig):
 def run(config: CommonNeighboursConfig, data: Data, *, seed: int, method: str = "cn",
         progress: Progress = no_progress) -> Result:
     """Score the validation and test pairs of the seeded link split by CN; report AUCs."""
+    data = check_data(data, method=method)
+    seed = check_seed(seed)
     timer = Timer()
     with timer.phase("scoring"):
         split = link_split(data, val_ratio=config.val_ratio, test_ratio=config.test_ratio, seed=seed)

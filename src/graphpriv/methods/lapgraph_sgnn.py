@@ -12,6 +12,7 @@ from pydantic import Field
 from torch_geometric.data import Data
 
 from graphpriv.data.splits import link_split
+from graphpriv.data.validation import check_data, check_seed
 from graphpriv.methods.base import Progress, Result, Timer, no_progress
 from graphpriv.methods.dplp_subgraph import DPLPConfig, fit_and_evaluate
 from graphpriv.privacy.accountant import Ledger
@@ -32,6 +33,8 @@ def run(config: LapGraphConfig, data: Data, *, seed: int, method: str = "lapgrap
     Returns:
         :class:`Result`; its privacy report has phases ``edge count`` and ``perturbation``.
     """
+    data = check_data(data, method=method)
+    seed = check_seed(seed)
     timer = Timer()
     with timer.phase("split"):
         split = link_split(data, val_ratio=config.val_ratio, test_ratio=config.test_ratio, seed=seed)

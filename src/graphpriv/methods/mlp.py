@@ -19,6 +19,7 @@ from pydantic import Field
 from torch_geometric.data import Data
 
 from graphpriv.data.splits import node_split
+from graphpriv.data.validation import check_data, check_seed
 from graphpriv.errors import DatasetError
 from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
 from graphpriv.methods.dpar import evaluate, steps_and_rate, train_rows
@@ -34,7 +35,7 @@ class MLPConfig(MethodConfig):
     """The feature-only baseline's hyperparameters (DPAR's training settings)."""
 
     epsilon: float = Field(8.0, gt=0, description="node-level epsilon (dp-mlp)")
-    delta: float = Field(2e-3, gt=0, lt=1)
+    delta: float = Field(1e-4, gt=0, lt=1, description="below 1 / N up to 10,000 nodes")
     private: bool = True
     hidden: int = Field(32, ge=1)
     dropout: float = Field(0.1, ge=0, lt=1)
@@ -76,6 +77,8 @@ def run(config: MLPConfig, data: Data, *, seed: int, method: str = "dp-mlp", pro
     Raises:
         DatasetError: no features or labels. BudgetExceededError: the budget cannot be met.
     """
+    data = check_data(data, needs_features=True, needs_labels=True, method=method)
+    seed = check_seed(seed)
     if getattr(data, "x", None) is None or getattr(data, "y", None) is None:
         raise DatasetError("the feature-only baseline needs node features and labels")
     private = config.private and method != "mlp"

@@ -13,6 +13,7 @@ import numpy as np
 from pydantic import Field
 from torch_geometric.data import Data
 
+from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
 from graphpriv.methods.base import Progress, Result, Timer, no_progress
 from graphpriv.methods.publishing import PublishConfig, evaluate_release, sensitive_protocol
 from graphpriv.publishing.ppgsl import PPGSLSettings, ppgsl
@@ -49,6 +50,9 @@ def run(config: PPGSLConfig, data: Data, *, seed: int, method: str = "ppgsl",
         DatasetError: no sensitive links, or sensitive links still edges of the input.
         ConfigError: FGP beyond ``fgp_max_gib``.
     """
+    data = check_data(data, needs_features=config.use_features and IF_PRESENT, needs_labels=IF_PRESENT,
+                      method=method)
+    seed = check_seed(seed)
     timer = Timer()
     protocol = sensitive_protocol(config, data, seed, timer)
     settings = PPGSLSettings(alpha=config.alpha, parameterization=config.parameterization, k=config.k,

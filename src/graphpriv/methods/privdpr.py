@@ -36,6 +36,7 @@ from graphpriv.attacks.graph import PublishedGraph
 from graphpriv.attacks.suite import attack_auc, make_attack, resolve_attacks
 from graphpriv.data.graph import to_csr
 from graphpriv.data.splits import link_split
+from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
 from graphpriv.errors import ConfigError
 from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
 from graphpriv.metrics.graph_stats import graph_stats, structural_errors
@@ -99,6 +100,8 @@ def run(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "privdpr"
     Raises:
         ConfigError: bad settings (s <= 1, depth over 64, ...). DatasetError: too few edges.
     """
+    data = check_data(data, needs_labels=IF_PRESENT, method=method)
+    seed = check_seed(seed)
     private = config.private and method != "dpr"
     timer = Timer()
     n = int(data.num_nodes)

@@ -17,6 +17,7 @@ from torch_geometric.data import Data
 
 from graphpriv.attacks.protocol import SensitiveLinkProtocol
 from graphpriv.attacks.suite import resolve_attacks
+from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
 from graphpriv.errors import ConfigError
 from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
 from graphpriv.privacy.accountant import Ledger
@@ -112,6 +113,9 @@ def sensitive_protocol(config: PublishConfig, data: Data, seed: int, timer: Time
 def run_random_perturb(config: RandomPerturbConfig, data: Data, *, seed: int, method: str = "random-perturb",
                        progress: Progress = no_progress) -> Result:
     """Publish with :func:`~graphpriv.publishing.perturbation.random_perturb`; no DP guarantee."""
+    data = check_data(data, needs_features=config.use_features and IF_PRESENT, needs_labels=IF_PRESENT,
+                      method=method)
+    seed = check_seed(seed)
     timer = Timer()
     protocol = sensitive_protocol(config, data, seed, timer)
     with timer.phase("perturbation"):
@@ -124,6 +128,9 @@ def run_random_perturb(config: RandomPerturbConfig, data: Data, *, seed: int, me
 def run_dice(config: DiceConfig, data: Data, *, seed: int, method: str = "dice",
              progress: Progress = no_progress) -> Result:
     """Publish with :func:`~graphpriv.publishing.perturbation.dice`; no DP guarantee."""
+    data = check_data(data, needs_features=config.use_features and IF_PRESENT, needs_labels=IF_PRESENT,
+                      method=method)
+    seed = check_seed(seed)
     timer = Timer()
     protocol = sensitive_protocol(config, data, seed, timer)
     with timer.phase("perturbation"):
@@ -149,6 +156,9 @@ def run_edgerand(config: EdgeRandConfig, data: Data, *, seed: int, method: str =
     Raises:
         ConfigError: the expected release exceeds ``max_edges`` (raise epsilon or the cap).
     """
+    data = check_data(data, needs_features=config.use_features and IF_PRESENT, needs_labels=IF_PRESENT,
+                      method=method)
+    seed = check_seed(seed)
     timer = Timer()
     protocol = sensitive_protocol(config, data, seed, timer)
     expected = expected_edgerand_edges(protocol.input_graph.num_edges, protocol.num_nodes, config.epsilon)
@@ -175,6 +185,9 @@ def run_lapgraph(config: LapGraphPublishConfig, data: Data, *, seed: int, method
     Privacy: edge-level epsilon-DP: a Laplace edge count (``count_fraction`` of epsilon) and Laplace
     noise on every adjacency bit, both L1-sensitivity 1; composed with the PLD accountant.
     """
+    data = check_data(data, needs_features=config.use_features and IF_PRESENT, needs_labels=IF_PRESENT,
+                      method=method)
+    seed = check_seed(seed)
     timer = Timer()
     protocol = sensitive_protocol(config, data, seed, timer)
     ledger = Ledger(PrivacyUnit.EDGE, delta=config.delta, accountant="pld")

@@ -47,9 +47,9 @@ import numpy as np
 import torch
 from torch_geometric.data import Data
 
-from graphpriv.errors import ConfigError, DatasetError
+from graphpriv.errors import ConfigError, DatasetError, describe_validation_error
 from graphpriv.privacy.accountant import check_epsilon
-from graphpriv.privacy.audit import AuditReport, audit_from_scores
+from graphpriv.privacy.audit import CALIBRATION_DELTA, AuditReport, audit_from_scores
 
 if TYPE_CHECKING:
     from graphpriv.methods.dpar import DPARConfig
@@ -117,13 +117,13 @@ def audit_dpar(method: str, data: Data, *, epsilon: float | None = None, canarie
         updates["epsilon"] = epsilon
     if epochs is not None:
         updates["epochs"] = epochs
-    if config is None:
-        config = make_config(method, updates)
+    if config is None:  # the noise is calibrated at the paper's delta unless the overrides say otherwise
+        config = make_config(method, {"delta": CALIBRATION_DELTA, **updates})
     elif updates:
         try:
             config = DPARConfig(**{**config.model_dump(), **updates})
-        except ValueError as exc:  # pydantic.ValidationError
-            raise ConfigError(f"invalid setting for {method}: {exc}") from None
+        except ValueError as exc:  # pydantic.ValidationError: one line per field
+            raise ConfigError(f"invalid setting for {method}: {describe_validation_error(exc)}") from None
     private = config.private and method != "dpar-nodp"
 
     rng = np.random.default_rng([seed, 3041])

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from torch_geometric.data import Data
 
+from graphpriv.data.validation import check_seed
 from graphpriv.errors import ConfigError
+from graphpriv.privacy.accountant import check_epsilon
 from graphpriv.privacy.audit import EDGE_AUDITABLE, AuditReport
 
 __all__ = ["AUDITABLE", "run_audit"]
@@ -44,12 +46,22 @@ def run_audit(method: str, data: Data, *, epsilon: float = 1.0, canaries: int | 
         ``[AuditReport, ...]``: a run passes when every report does.
 
     Raises:
-        ConfigError: a method no audit covers, or options it does not take.
+        ConfigError: a method no audit covers, options it does not take, fewer than 2 canaries,
+            epochs < 1, ratio outside [0, 1), a seed outside [0, 2^32 - 1]. PrivacyError: bad epsilon.
     """
     if method not in AUDITABLE:
         raise ConfigError(f"no audit covers {method!r}; audited: {', '.join(AUDITABLE)}")
     if attack is not None and method not in ("privdpr", "dpr"):
         raise ConfigError("--attack chooses among PrivDPR's attacks only")
+    if canaries is not None and canaries < 2:
+        raise ConfigError(f"--canaries must be at least 2 (got {canaries}); an audit compares inserted and "
+                          "left-out canaries")
+    if epochs is not None and epochs < 1:
+        raise ConfigError(f"--epochs must be at least 1 (got {epochs})")
+    if not 0 <= ratio < 1:
+        raise ConfigError(f"--ratio must be in [0, 1) (got {ratio})")
+    check_epsilon(epsilon)
+    check_seed(seed)
     extra = {} if canaries is None else {"canaries": canaries}
     if method in EDGE_AUDITABLE:
         from graphpriv.privacy.audit import audit_edge_release

@@ -13,6 +13,7 @@ import torch
 from dp_accounting import dp_event
 from pydantic import BaseModel
 
+from graphpriv.errors import PrivacyError
 from graphpriv.privacy.accountant import GraphRdpAccountant, check_delta, check_epsilon
 from graphpriv.privacy.calibration import calibrate_noise_multiplier
 from graphpriv.privacy.sampling import PoissonSampler, WithoutReplacementSampler
@@ -56,26 +57,44 @@ class DpSgdSetting(BaseModel):
         return dp_event.SelfComposedDpEvent(step, self.steps)
 
     def validate_sizes(self) -> None:
-        """Raise ValueError on sizes that make no sense."""
+        """Check the sizes before any accounting.
+
+        Raises:
+            PrivacyError: delta outside (0, 1), paper accounting with Poisson sampling, dataset_size < 1, batch_size outside
+                [1, dataset_size], steps < 1, or group_size outside [1, dataset_size].
+        """
         check_delta(self.delta)
-        if self.dataset_size < 1 or not 1 <= self.batch_size <= self.dataset_size:
-            raise ValueError(f"need 1 <= batch_size <= dataset_size (got {self.batch_size}, {self.dataset_size})")
+        if self.accounting is Accounting.PAPER and self.sampling is Sampling.POISSON:
+            raise PrivacyError("paper accounting is DPLP's effective-rate bound for batches drawn without "
+                               "replacement; use --sampling wor, or rigorous accounting with Poisson sampling")
+        if self.dataset_size < 1:
+            raise PrivacyError(f"'dataset_size' must be >= 1 (got {self.dataset_size})")
+        if not 1 <= self.batch_size <= self.dataset_size:
+            raise PrivacyError(f"'batch_size' must be in [1, dataset_size={self.dataset_size}] (got {self.batch_size})")
         if self.steps < 1:
-            raise ValueError(f"'steps' must be >= 1 (got {self.steps})")
+            raise PrivacyError(f"'steps' must be >= 1 (got {self.steps})")
         if not 1 <= self.group_size <= self.dataset_size:
-            raise ValueError(f"'group_size' must be in [1, dataset_size] (got {self.group_size})")
+            raise PrivacyError(f"'group_size' must be in [1, dataset_size={self.dataset_size}] (got {self.group_size})")
 
 
 def steps_for_epochs(epochs: float, dataset_size: int, batch_size: int) -> int:
-    """ceil(epochs * N / m)."""
-    return int(math.ceil(epochs * dataset_size / batch_size))
+    """ceil(epochs * N / m).
+
+    Raises:
+        PrivacyError: epochs not a finite number > 0, or N or m below 1.
+    """
+    if not (math.isfinite(epochs) and epochs > 0):
+        raise PrivacyError(f"'epochs' must be a finite number > 0 (got {epochs})")
+    if dataset_size < 1 or batch_size < 1:
+        raise PrivacyError(f"'dataset_size' and 'batch_size' must be >= 1 (got {dataset_size}, {batch_size})")
+    return math.ceil(epochs * dataset_size / batch_size)
 
 
 def epsilon_for(setting: DpSgdSetting, noise_multiplier: float) -> tuple[float, float]:
     """(epsilon, optimal RDP order) of the run at ``setting.delta``."""
     setting.validate_sizes()
-    if not noise_multiplier > 0:
-        raise ValueError(f"'noise_multiplier' must be > 0 (got {noise_multiplier})")
+    if not (math.isfinite(noise_multiplier) and noise_multiplier > 0):
+        raise PrivacyError(f"'noise_multiplier' must be a finite number > 0 (got {noise_multiplier})")
     accountant = GraphRdpAccountant().compose(setting.event(noise_multiplier))
     eps, order = accountant.get_epsilon_and_optimal_order(setting.delta)
     return float(eps), float(order)

@@ -17,6 +17,7 @@ protected) against non-neighbours of q that are not among q's test candidates; n
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,7 +26,7 @@ from torch_geometric.data import Data
 
 from graphpriv.data.graph import decode_pairs, pair_codes, to_csr, undirected_pairs
 from graphpriv.data.splits import protected_pairs
-from graphpriv.errors import DatasetError
+from graphpriv.errors import ConfigError, DatasetError
 
 __all__ = ["RankingSplit", "ranking_split", "triangle_counts"]
 
@@ -100,10 +101,10 @@ def ranking_split(data: Data, *, sigma_prot: float = 0.3, query_fraction: float 
         :class:`RankingSplit`; queries whose test set lacks a positive or a negative are dropped.
 
     Raises:
-        ValueError: ratios out of range. DatasetError: no query keeps a positive and a negative.
+        ConfigError: ratios out of range. DatasetError: no query keeps a positive and a negative.
     """
     if not 0 < query_fraction <= 1 or not 0 < holdout < 1:
-        raise ValueError(f"query_fraction must be in (0, 1] and holdout in (0, 1) (got {query_fraction}, {holdout})")
+        raise ConfigError(f"query_fraction must be in (0, 1] and holdout in (0, 1) (got {query_fraction}, {holdout})")
     n = int(data.num_nodes)
     pairs = undirected_pairs(data.edge_index)
     full = to_csr(pairs, n)
@@ -132,7 +133,12 @@ def ranking_split(data: Data, *, sigma_prot: float = 0.3, query_fraction: float 
         ptr.append(ptr[-1] + pos.size + neg.size)
         removed.append(np.stack([np.minimum(q, pos), np.maximum(q, pos)]))
     if not queries:
-        raise DatasetError("no query node keeps a held-out neighbour and non-neighbour; the graph is too sparse")
+        need = math.ceil(1 / holdout)
+        top = int(np.diff(full.indptr)[candidates_q].max(initial=0))
+        raise DatasetError(f"no query node keeps a held-out neighbour and non-neighbour: with holdout={holdout:g} a "
+                           f"query node needs at least {need} edges and {need} non-neighbours, and the query "
+                           f"nodes' largest degree is {top} (the graph has {full.nnz // 2} edges on {n} nodes); use "
+                           "a denser graph or a larger holdout")
     queries = np.asarray(queries, dtype=np.int64)
     nodes, labels = np.concatenate(nodes), np.concatenate(labels)
     gone = np.unique(pair_codes(np.concatenate(removed, axis=1), n))

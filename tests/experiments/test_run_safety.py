@@ -1,0 +1,218 @@
+"""`graphpriv run` checks every input before any work, and loses nothing it computed.
+
+Each test makes the run fail in one way and asserts the one-line error, that no work was done
+(the loader or the trainer is never reached), or that everything else was still written.
+"""
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import graphpriv.experiments.runner as runner_module
+from graphpriv.cli import app
+from graphpriv.errors import ConfigError, PrivacyError, StoreError, describe_validation_error
+from graphpriv.experiments.registry import MAX_EPSILON, check_delta_rule, make_config
+from graphpriv.experiments.runner import check_output_path, run_method
+from graphpriv.experiments.store import ResultStore
+from graphpriv.testing.graphs import random_graph
+from tests.conftest import needs_data
+
+runner = CliRunner()
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+@pytest.fixture
+def no_loading(monkeypatch):
+    """Fail the test if the dataset is loaded: the error must come before any work."""
+    def refuse(name):
+        raise AssertionError(f"loaded {name} before refusing the run")
+    monkeypatch.setattr(runner_module, "load", refuse)
+
+
+def _graph_file(tmp_path, name="g.txt", nodes=60, p=0.12, seed=3):
+    ei = random_graph(nodes, p, seed=seed).edge_index.numpy()
+    path = tmp_path / name
+    np.savetxt(path, ei[:, ei[0] < ei[1]].T, fmt="%d")
+    return path
+
+
+def _one_error_line(output: str) -> str:
+    lines = [line for line in output.strip().splitlines() if line.strip()]
+    assert "Traceback" not in output and "errors.pydantic.dev" not in output, output
+    errors = [line for line in lines if line.startswith("error:")]
+    assert len(errors) == 1, output
+    return errors[0]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--seed", "-1"], ["seed", "4294967295"]),
+    (["--seed", str(2**63)], ["seed", "4294967295"]),
+    (["--epsilon", "1e9"], ["epsilon", "100"]),
+    (["--set", "theta=0"], ["theta", "greater than or equal to 1"]),
+    (["--set", "nonsense=1"], ["nonsense", "valid:"]),
+    (["--accounting", "loose"], ["accounting", "rigorous"]),
+    (["--json", "result.yaml"], ["--json", ".json"]),
+    (["--out", "pub.txt"], ["--out", "publishes none"]),
+])
+def test_bad_run_input_is_one_line_before_any_work(tmp_path, no_loading, monkeypatch, args, words):
+    monkeypatch.chdir(tmp_path)
+    out = runner.invoke(app, ["run", "dplp-ps", "-d", "usair", "--no-store", *args])
+    assert out.exit_code == 2, out.output
+    line = _one_error_line(out.output)
+    assert all(w in line for w in words), line
+    assert list(tmp_path.iterdir()) == []  # nothing created
+
+
+def test_epsilon_for_a_non_private_run_is_refused(no_loading):
+    for method, extra in (("mlp", []), ("seal", []), ("dplp-ps", ["--set", "private=false"])):
+        out = runner.invoke(app, ["run", method, "-d", "usair", "--epsilon", "4", "--no-store", *extra])
+        assert out.exit_code == 2, out.output
+        assert "without privacy" in _one_error_line(out.output)
+
+
+def test_pydantic_errors_are_one_line_per_field_without_url():
+    with pytest.raises(ConfigError) as info:
+        make_config("dplp-ps", {"theta": 0, "k": 9, "lr": -1})
+    message = str(info.value)
+    assert "errors.pydantic.dev" not in message and "validation error" not in message
+    lines = message.splitlines()
+    assert len(lines) == 3
+    assert lines[0].startswith("invalid setting for dplp-ps: k: ") and "(got 9)" in lines[0]
+    assert lines[1].startswith("theta: ") and "'auto'" in lines[1] and "(got 0)" in lines[1]
+    assert lines[2].startswith("lr: ") and "greater than 0" in lines[2]
+    assert describe_validation_error(ValueError("plain")) == "plain"
+
+
+def test_epsilon_above_the_maximum_is_refused_everywhere():
+    with pytest.raises(ConfigError, match="maximum 100"):
+        make_config("lapgraph", {"epsilon": 1e9})
+    from graphpriv.privacy.accountant import check_epsilon
+
+    assert check_epsilon(MAX_EPSILON) == MAX_EPSILON
+    with pytest.raises(PrivacyError, match=r"\(0, 100\]"):
+        check_epsilon(MAX_EPSILON * 1.0001)
+
+
+def test_delta_rule_counts_the_units_of_the_input():
+    graph = random_graph(50, 0.1, seed=1)  # 50 nodes
+    edges = graph.edge_index.size(1) // 2
+    node_config = make_config("dp-mlp", {"delta": 1 / 50})
+    with pytest.raises(PrivacyError, match=r"1/50 .*nodes.*--allow-large-delta"):
+        check_delta_rule("dp-mlp", node_config, graph)
+    check_delta_rule("dp-mlp", node_config, graph, allow_large_delta=True)
+    check_delta_rule("dp-mlp", make_config("dp-mlp", {"delta": 0.99 / 50}), graph)  # just below
+    edge_config = make_config("dplp-ps", {"delta": 1 / edges})
+    with pytest.raises(PrivacyError, match=f"1/{edges} .*edges"):
+        check_delta_rule("dplp-ps", edge_config, graph)
+    check_delta_rule("mlp", make_config("mlp", {"delta": 0.5}), graph)  # no privacy, no rule
+
+
+@needs_data
+def test_delta_rule_on_the_command_line(tmp_path):
+    out = runner.invoke(app, ["run", "cn", "-d", "usair", "--no-store"])
+    assert out.exit_code == 0  # no delta
+    out = runner.invoke(app, ["run", "dplp-ps", "-d", "usair", "--delta", "0.5", "--no-store"])
+    assert out.exit_code == 2 and "--allow-large-delta" in _one_error_line(out.output)
+
+
+@needs_data
+def test_readme_example_is_refused_before_training_with_m_and_the_count(monkeypatch):
+    import graphpriv.methods.dplp_subgraph as dplp
+
+    def no_extraction(*args, **kwargs):
+        raise AssertionError("extracted subgraphs before refusing")
+    monkeypatch.setattr(dplp, "extract_subgraphs", no_extraction)
+    out = runner.invoke(app, ["run", "dplp-ps", "-d", "usair", "--epsilon", "4", "--set", "k=3", "--set", "theta=10",
+                              "--accounting", "paper", "--no-store"])
+    assert out.exit_code == 2, out.output
+    line = _one_error_line(out.output)
+    assert "M=2440" in line and "1017 training examples" in line and "lower theta" in line
+
+
+def test_output_paths_are_checked(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(ConfigError, match="is a file, not a folder"):
+        check_output_path(blocker / "out.json", option="--json", suffixes=(".json",))
+    with pytest.raises(ConfigError, match="is a folder"):
+        check_output_path(tmp_path, option="--json", suffixes=("",))
+    with pytest.raises(ConfigError, match=r"must end in \.npz or \.txt"):
+        check_output_path(tmp_path / "g.png", option="--out", suffixes=(".npz", ".txt"))
+    assert check_output_path(tmp_path / "new" / "r.json", option="--json", suffixes=(".json",)).parent.is_dir()
+
+
+def test_a_corrupt_store_fails_before_any_work(tmp_path, no_loading):
+    store = tmp_path / "s.sqlite"
+    store.write_bytes(b"this is not a database" * 100)
+    out = runner.invoke(app, ["run", "cn", "-d", "usair", "--store", str(store)])
+    assert out.exit_code == 2, out.output
+    assert str(store.name) in _one_error_line(out.output)
+
+
+def test_a_store_failure_after_the_run_loses_nothing(tmp_path, monkeypatch):
+    graph = _graph_file(tmp_path)
+    store = tmp_path / "s.sqlite"
+
+    def broken_append(self, result):
+        raise StoreError(f"database {self.path} is locked; retry when the other writer is done")
+    monkeypatch.setattr(ResultStore, "append", broken_append)
+    out = runner.invoke(app, ["run", "random-perturb", "-d", str(graph), "--set", "ratio=0.2", "--set",
+                              "attacks=cn", "--json", str(tmp_path / "r.json"), "--out", str(tmp_path / "pub.txt"),
+                              "--store", str(store)])
+    assert out.exit_code == 1, out.output
+    line = _one_error_line(out.output)
+    assert "not stored" in line and "locked" in line
+    assert "random-perturb on g.txt" in out.output  # the table was printed
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert result["method"] == "random-perturb"
+    assert (tmp_path / "pub.txt").read_text().startswith("# num_nodes 60")
+
+
+def test_run_method_attaches_the_result_to_a_store_error(tmp_path, monkeypatch):
+    graph = random_graph(40, 0.15, seed=5)
+    graph.name = "tiny"
+
+    def broken_append(self, result):
+        raise StoreError("disk full")
+    monkeypatch.setattr(ResultStore, "append", broken_append)
+    with pytest.raises(StoreError) as info:
+        run_method("cn", graph, store=tmp_path / "s.sqlite")
+    assert info.value.result.method == "cn" and "test_auc" in info.value.result.metrics
+
+
+def test_normalisations_of_a_user_graph_reach_the_result(tmp_path):
+    path = tmp_path / "g.txt"
+    ei = random_graph(40, 0.2, seed=4).edge_index.numpy()
+    pairs = ei[:, ei[0] < ei[1]]
+    np.savetxt(path, np.concatenate([pairs, pairs[:, :3]], axis=1).T, fmt="%d")  # three duplicates
+    result = run_method("cn", str(path))
+    assert any("duplicate" in change for change in result.info["input_normalisations"])
+    clean = tmp_path / "clean.txt"
+    np.savetxt(clean, pairs.T, fmt="%d")
+    assert run_method("cn", str(clean)).info["input_normalisations"] == []
+
+
+def test_internal_errors_are_one_line_and_debug_shows_the_traceback(monkeypatch):
+    from graphpriv.experiments import registry
+
+    def bug(method):
+        raise KeyError("a bug")
+    monkeypatch.setattr(registry, "method_spec", bug)
+    out = runner.invoke(app, ["run", "cn", "-d", "usair", "--no-store"])
+    assert out.exit_code == 3 and "internal error: KeyError" in out.output and "--debug" in out.output
+    assert "Traceback" not in out.output
+    debug = runner.invoke(app, ["--debug", "run", "cn", "-d", "usair", "--no-store"])
+    assert isinstance(debug.exception, KeyError)
+
+
+def test_accountant_sizes_are_clear_errors():
+    for args, word in ((["-m", "0", "-n", "100", "--epochs", "1"], "batch_size"),
+                       (["-m", "10", "-n", "0", "--epochs", "1"], "dataset_size"),
+                       (["-m", "10", "-n", "100", "--epochs", "-1"], "epochs"),
+                       (["-m", "10", "-n", "100", "--steps", "0"], "steps"),
+                       (["-m", "10", "-n", "100", "--steps", "3", "--sampling", "foo"], "sampling")):
+        out = runner.invoke(app, ["accountant", "-z", "1", *args])
+        assert out.exit_code == 2, (args, out.output)
+        assert word in _one_error_line(out.output)
