@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import tempfile
 import time
@@ -31,6 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from graphpriv.experiments.reproduce import replace_marked_block
 
 BEGIN = "<!-- reliability-counts:begin -->"
 END = "<!-- reliability-counts:end -->"
@@ -64,14 +65,7 @@ def counts_table(rows: dict[str, Counter], differ: int, skipped: int) -> str:
 
 def write_markdown(path: Path, table: str, stamp: str) -> None:
     """Put ``table`` between the markers in ``path`` (appended with the markers when absent)."""
-    block = f"{BEGIN}\n{stamp}\n\n{table}\n{END}"
-    text = path.read_text() if path.exists() else "# Reliability\n"
-    pattern = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.DOTALL)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: block, text)
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    path.write_text(text)
+    replace_marked_block(path, BEGIN, END, f"{stamp}\n\n{table}", title="# Reliability")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -52,9 +52,16 @@ def table_runs(spec: TableSpec, seeds: int) -> list[SweepRun]:
 
 def update_block(doc: Path, name: str, text: str) -> None:
     """Replace the generated block of ``name`` in ``doc`` (append it at the end when absent)."""
-    begin, end = f"<!-- graphpriv reproduce {name}: generated, do not edit -->", f"<!-- end {name} -->"
+    replace_marked_block(doc, f"<!-- graphpriv reproduce {name}: generated, do not edit -->", f"<!-- end {name} -->",
+                         text, title="# Reproduction")
+
+
+def replace_marked_block(doc: Path, begin: str, end: str, text: str, *, title: str) -> None:
+    """Write ``text`` between the marker lines ``begin`` and ``end`` of ``doc``, keeping the rest of
+    the document; the block is appended when the markers are absent, and a missing ``doc`` starts
+    with ``title``."""
     block = f"{begin}\n{text.rstrip()}\n{end}"
-    current = doc.read_text() if doc.exists() else "# Reproduction\n"
+    current = doc.read_text() if doc.exists() else f"{title}\n"
     pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.DOTALL)
     if pattern.search(current):
         updated = pattern.sub(lambda _: block, current)
