@@ -168,6 +168,12 @@ def test_edge_list_normalisations_are_named_and_logged(tmp_path, caplog):
     assert logged == [f"w.txt: {note}" for note in data.normalisations]
 
 
+def test_an_edge_of_weight_zero_keeps_its_nodes(tmp_path):
+    data = load(_write(tmp_path, "z.txt", "0 1 1\n1 2 1\n7 9 0\n"))
+    assert data.node_names.tolist() == [0, 1, 2, 7, 9] and data.num_nodes == 5
+    assert data.edge_index[:, data.edge_index[0] < data.edge_index[1]].t().tolist() == [[0, 1], [1, 2]]
+
+
 def test_clean_user_file_has_no_normalisations(tmp_path, caplog):
     with caplog.at_level("WARNING", logger="graphpriv.data"):
         data = load(_write(tmp_path, "ok.txt", "0 1\n1 2\n"))

@@ -29,8 +29,8 @@ def read_edge_list(path: Path) -> RawGraph:
     Each line is one undirected edge. Lines starting with ``#``, ``%`` or ``//`` are comments; one
     non-numeric line before the first edge is skipped as a header. Ids may be any integers in
     ``[0, 2**63 - 1]``; they are relabelled to ``0..N-1`` in sorted order with the originals kept
-    in ``node_names``. Graphs are binary: an edge with a weight ``<= 0`` is dropped, any positive
-    weight is an edge.
+    in ``node_names``. Graphs are binary: an edge with a weight ``<= 0`` is dropped (its nodes are
+    kept, isolated if no other edge holds them), any positive weight is an edge.
 
     Returns:
         :class:`RawGraph` with ``one_per_edge=True`` and ``notes`` naming the header line skipped
@@ -40,7 +40,7 @@ def read_edge_list(path: Path) -> RawGraph:
         GraphFormatError: a line without two ids, a non-integer or out-of-range id, a weight that
             is not a finite number, or no edges (also when every weight is ``<= 0``).
     """
-    src, dst = [], []
+    src, dst, dropped = [], [], []
     notes: list[str] = []
     data_lines = non_positive = 0
     with open(path, encoding="utf-8", errors="replace") as handle:
@@ -72,8 +72,9 @@ def read_edge_list(path: Path) -> RawGraph:
             if not np.isfinite(weight):
                 raise GraphFormatError(f"{path}:{lineno}: the weight must be a finite number, got "
                                        f"{line.strip()!r}; fix or drop the line")
-            if weight <= 0:
+            if weight <= 0:  # no edge, but its nodes are nodes of the graph (isolated if nothing else)
                 non_positive += 1
+                dropped.extend((a, b))
                 continue
             src.append(a)
             dst.append(b)
@@ -83,8 +84,8 @@ def read_edge_list(path: Path) -> RawGraph:
         extra = f" ({non_positive} lines have weight <= 0, which is no edge)" if non_positive else ""
         raise GraphFormatError(f"{path}: no edges found; the graph has no edges{extra}")
     ids = np.asarray([src, dst], dtype=np.int64)
-    names, relabelled = np.unique(ids, return_inverse=True)
-    return RawGraph(relabelled.reshape(2, -1), num_nodes=len(names), node_names=names, notes=tuple(notes),
+    names = np.unique(np.concatenate([ids.ravel(), np.asarray(dropped, dtype=np.int64)]))
+    return RawGraph(np.searchsorted(names, ids), num_nodes=len(names), node_names=names, notes=tuple(notes),
                     one_per_edge=True)
 
 
