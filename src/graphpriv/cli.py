@@ -112,21 +112,21 @@ def run(
     Every input (settings, seed, output paths, store, dataset, delta) is checked before any work;
     the table, the JSON and the published graph are written before the result is stored."""
     from graphpriv.experiments.display import print_result
-    from graphpriv.experiments.registry import method_spec
     from graphpriv.experiments.runner import (
         RELEASE_SUFFIXES,
         check_output_path,
-        open_store,
+        check_settings,
         prepare_run,
         run_prepared,
         store_result,
     )
+    from graphpriv.experiments.store import ResultStore
 
     overrides = parse_overrides(set_)
     for key, value in (("epsilon", epsilon), ("delta", delta), ("accounting", accounting)):
         if value is not None:
             overrides[key] = value
-    spec = method_spec(method)
+    spec, _, _ = check_settings(method, seed=seed, overrides=overrides)  # nothing created before these pass
     if json_path is not None:
         check_output_path(json_path, option="--json", suffixes=(".json",))
     if out is not None:
@@ -134,7 +134,7 @@ def run(
             raise GraphPrivError(f"--out writes a published graph, and {method} publishes none; drop --out, or use a "
                                  "publishing method (random-perturb, dice, edgerand, lapgraph, ppgsl, privdpr, dpr)")
         check_output_path(out, option="--out", suffixes=RELEASE_SUFFIXES)
-    results_store = None if no_store else open_store(store)
+    results_store = None if no_store else ResultStore(store)  # opened, migrated, checked writable
     prepared = prepare_run(method, dataset, seed=seed, overrides=overrides, allow_large_delta=allow_large_delta)
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TextColumn("{task.fields[info]}"), TimeElapsedColumn(), TimeRemainingColumn(),
@@ -199,15 +199,12 @@ def attack(
     from graphpriv.data.files import read_released_graph
     from graphpriv.data.validation import check_seed
 
-    try:
-        check_seed(seed)
-        data = load(dataset)
-        protocol = SensitiveLinkProtocol(data, seed=seed, sensitive_ratio=sensitive_ratio, test_ratio=test_ratio)
-        pairs = read_released_graph(graph, protocol.num_nodes)
-        with console.status(f"attacking {graph.name} ({pairs.shape[1]} edges) ..."):
-            report = protocol.evaluate(pairs, attacks=attacks, utility=utility)
-    except (GraphPrivError, ValueError) as exc:
-        _fail(exc)
+    check_seed(seed)
+    data = load(dataset)
+    protocol = SensitiveLinkProtocol(data, seed=seed, sensitive_ratio=sensitive_ratio, test_ratio=test_ratio)
+    pairs = read_released_graph(graph, protocol.num_nodes)
+    with console.status(f"attacking {graph.name} ({pairs.shape[1]} edges) ..."):
+        report = protocol.evaluate(pairs, attacks=attacks, utility=utility)
     if as_json:
         print(report.model_dump_json(indent=2))
         return
@@ -397,16 +394,15 @@ def audit(
 ) -> None:
     """Audit a release with canaries: an empirical lower bound on epsilon against the claimed one."""
     from graphpriv.data import load
-    from graphpriv.privacy.audits import run_audit
+    from graphpriv.privacy.audits import check_audit_options, run_audit
     from graphpriv.testing.broken import broken_noise
 
-    try:
-        data = load(dataset)
-        with broken_noise(test_noise_factor):
-            reports = run_audit(method, data, epsilon=epsilon, canaries=canaries, seed=seed, epochs=epochs,
-                                ratio=ratio, private=not non_private, attack=attack)
-    except GraphPrivError as exc:
-        _fail(exc)
+    check_audit_options(method, epsilon=epsilon, canaries=canaries, seed=seed, epochs=epochs, ratio=ratio,
+                        attack=attack)  # before the data is loaded
+    data = load(dataset)
+    with broken_noise(test_noise_factor):
+        reports = run_audit(method, data, epsilon=epsilon, canaries=canaries, seed=seed, epochs=epochs,
+                            ratio=ratio, private=not non_private, attack=attack)
     if as_json:
         print(json.dumps([r.model_dump(mode="json") for r in reports], indent=2))
     for report in [] if as_json else reports:

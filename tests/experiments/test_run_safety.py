@@ -85,14 +85,23 @@ def test_pydantic_errors_are_one_line_per_field_without_url():
     assert describe_validation_error(ValueError("plain")) == "plain"
 
 
-def test_epsilon_above_the_maximum_is_refused_everywhere():
+def test_a_users_epsilon_above_the_maximum_is_refused():
     with pytest.raises(ConfigError, match="maximum 100"):
         make_config("lapgraph", {"epsilon": 1e9})
-    from graphpriv.privacy.accountant import check_epsilon
+    assert make_config("lapgraph", {"epsilon": MAX_EPSILON}).epsilon == MAX_EPSILON
+    from graphpriv.privacy.audits import check_audit_options
 
-    assert check_epsilon(MAX_EPSILON) == MAX_EPSILON
-    with pytest.raises(PrivacyError, match=r"\(0, 100\]"):
-        check_epsilon(MAX_EPSILON * 1.0001)
+    with pytest.raises(PrivacyError, match="maximum 100"):
+        check_audit_options("edgerand", epsilon=1e9, canaries=None, seed=0, epochs=None, ratio=0.0, attack=None)
+
+
+def test_a_derived_budget_above_the_maximum_is_not_the_users_problem():
+    """DPAR's paper accounting spends eps / q' inside (20 / 0.09 = 222): a user's epsilon of 20 runs."""
+    from graphpriv.privacy.dpar_accounting import sgd_noise
+
+    noise = sgd_noise(20 / 0.09, 1e-5, sample_rate=0.1, steps=50, group_size=1, max_grad_norm=1.0,
+                      accounting="paper")
+    assert noise.noise_std > 0
 
 
 def test_delta_rule_counts_the_units_of_the_input():
@@ -216,3 +225,51 @@ def test_accountant_sizes_are_clear_errors():
         out = runner.invoke(app, ["accountant", "-z", "1", *args])
         assert out.exit_code == 2, (args, out.output)
         assert word in _one_error_line(out.output)
+
+
+def test_pure_dp_mechanisms_are_not_held_to_the_delta_rule():
+    graph = random_graph(50, 0.1, seed=1)
+    edges = graph.edge_index.size(1) // 2
+    for method in ("edgerand", "lapgraph", "lapgraph-sgnn"):  # delta only states the report
+        check_delta_rule(method, make_config(method, {"delta": 1 / edges}), graph)
+
+
+@pytest.mark.parametrize("count, suggestion", [(2995, "1e-4"), (10_000, "1e-5"), (999, "1e-3"), (5, "1e-1")])
+def test_the_suggested_delta_is_below_one_over_the_units(count, suggestion):
+    from graphpriv.experiments.registry import _below
+
+    assert _below(count) == suggestion and float(suggestion) * count < 1 <= 10 * float(suggestion) * count
+
+
+def test_a_sweep_crosses_epsilons_with_private_variants_only():
+    from graphpriv.experiments.sweep import SweepSpec, check_sweep
+
+    spec = SweepSpec(methods=["dplp-ps"], datasets=["usair"], epsilons=[1, 2], seeds=1,
+                     overrides=[{}, {"private": False}])
+    check = check_sweep(spec, load_datasets=False)
+    assert check.problems == []
+    cells = sorted((r.config_dict["private"], r.config_dict["epsilon"]) for r in check.runs)
+    assert cells == [(False, 4.0), (True, 1.0), (True, 2.0)]  # the non-private variant once, at the default
+
+
+def test_the_paper_tables_keep_their_deltas(monkeypatch):
+    from graphpriv.experiments import tables
+
+    seen = {}
+
+    def fake_run_method(method, dataset, **kwargs):
+        seen.update(kwargs)
+        return "result"
+    monkeypatch.setattr(runner_module, "run_method", fake_run_method)
+    assert tables._run_cell(("dpar-gm", "cora_ml", 0, {"delta": 2e-3}, "s.sqlite")) == "result"
+    assert seen["allow_large_delta"] is True
+
+
+def test_the_report_never_pools_two_deltas():
+    from graphpriv.experiments.report import variant
+    from graphpriv.methods.base import Result
+
+    def result(delta):
+        config = make_config("dp-mlp", {"delta": delta}).model_dump(mode="json")
+        return Result(method="dp-mlp", dataset="g", seed=0, config=config, metrics={"accuracy": 0.5})
+    assert variant(result(1e-4)) == "" and variant(result(2e-3)) == "delta=0.002"

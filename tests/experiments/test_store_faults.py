@@ -89,6 +89,19 @@ def test_v0_store_with_duplicate_rows_is_migrated_in_place(tmp_path):
     assert ResultStore(path).count() == store.count() == 5  # opening again changes nothing
 
 
+def test_a_reader_leaves_a_v0_store_as_it_is_and_reads_it_migrated(tmp_path):
+    path = tmp_path / "old.sqlite"
+    _make_v0(path, [_v0_row(_result(0, 0.1)), _v0_row(_result(0, 0.2)), _v0_row(_result(3, 0.9))])
+    before = path.read_bytes()
+    reader = ResultStore.open_existing(path)
+    assert [(r.seed, r.metrics["auc"]) for r in reader.results()] == [(0, 0.2), (3, 0.9)]  # one row per cell
+    assert reader.count() == 2 and reader.find("cn", "g", 0, {}).metrics == {"auc": 0.2}
+    with pytest.raises(StoreError, match="opened for reading only"):
+        reader.append(_result(5, 0.5))
+    assert path.read_bytes() == before  # not migrated, not written
+    assert ResultStore(path).count() == 2  # a writer migrates it
+
+
 def test_v0_migration_is_all_or_nothing(tmp_path, monkeypatch):
     path = tmp_path / "old.sqlite"
     rows = _make_v0(path, [_v0_row(_result(0)), _v0_row(_result(0)), _v0_row(seed=1, error="x\nValueError: y")])

@@ -779,6 +779,7 @@ def _store_append_fails(ctx: Ctx) -> Observation:
 
 def _store_locked_after_run(ctx: Ctx) -> Observation:
     from graphpriv.experiments import runner
+    from graphpriv.experiments import store as store_module
     from graphpriv.experiments.store import ResultStore
 
     g = fx.tiny_txt(ctx)
@@ -793,9 +794,12 @@ def _store_locked_after_run(ctx: Ctx) -> Observation:
         holders.append(holder)
         return out
 
+    class ShortWait(ResultStore):  # the lock is met in 0.2 s, not the default minute
+        def __init__(self, path, **kwargs):
+            super().__init__(path, **{**kwargs, "timeout": 0.2})
+
     try:
-        with patched(runner, "open_store", lambda path: ResultStore(path, timeout=0.2)), \
-                patched(runner, "run_prepared", run_then_lock):
+        with patched(store_module, "ResultStore", ShortWait), patched(runner, "run_prepared", run_then_lock):
             result = invoke([_fmt(a, {"g": g}) for a in _PUBLISH_RUN])
     finally:
         for holder in holders:

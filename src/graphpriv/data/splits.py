@@ -54,12 +54,14 @@ def min_split_size(*ratios: float) -> int:
         ratios: the held-out fractions (each in [0, 1), summing to < 1).
 
     Returns:
-        T >= 1 (every total >= T works).
+        T >= 1 (every total >= T works; the smallest such T unless a ratio is below about 1e-6,
+        where a sufficient T is returned instead of searching a million totals).
     """
     positive = [r for r in ratios if r > 0]
     rest = 1.0 - sum(ratios)
     bound = int(np.ceil(max([2.0 / rest, *(1.0 / r for r in positive)]))) + 1
-    bound = min(bound, 10_000_000)
+    if bound > 1_000_000:  # tiny ratios: every total >= bound works (round(r T) >= 1 once r T >= 1, and
+        return bound      # the remainder T rest - 0.5 k >= 0.5 for T >= 2 / rest, k <= 3 ratios); not the minimum
     totals = np.arange(1, bound + 1, dtype=np.int64)
     held = [np.rint(r * totals).astype(np.int64) for r in ratios]  # numpy rounds half to even, as round()
     ok = totals - sum(held) >= 1

@@ -28,7 +28,8 @@ class MethodSpec:
 
     ``unit`` is the privacy unit whose count bounds delta (``"edge"``: the input's undirected
     edges, ``"node"``: its nodes; ``None``: no delta setting); ``publishes`` says whether a run
-    releases a graph (``--out`` writes it).
+    releases a graph (``--out`` writes it); ``pure_dp``: the mechanism is pure epsilon-DP, its
+    ``delta`` only the delta its report is stated at (the delta rule does not apply).
     """
 
     id: str
@@ -38,6 +39,7 @@ class MethodSpec:
     description: str = ""
     unit: str | None = None
     publishes: bool = False
+    pure_dp: bool = False
 
 
 _METHODS = [
@@ -53,7 +55,7 @@ _METHODS = [
                "SEAL: the same subgraph GCN on 1-hop enclosing subgraphs, no DP (Zhang & Chen 2018)", unit="edge"),
     MethodSpec("lapgraph-sgnn", lapgraph_sgnn.LapGraphConfig, lapgraph_sgnn.run,
                {"extractor": Extractor.NEIGHBOURHOOD, "h": 1, "optimizer": "adam", "lr": 0.001},
-               "LapGraph-perturbed training graph (edge-level DP), then the non-private SGNN", unit="edge"),
+               "LapGraph-perturbed training graph (edge-level DP), then the non-private SGNN", unit="edge", pure_dp=True),
     MethodSpec("cn", heuristic.CommonNeighboursConfig, heuristic.run, {},
                "common neighbours on the training graph, no DP (the ceiling of k = 2 path models)"),
     MethodSpec("dplp-rank", dplp_rank.DPLPRankConfig, dplp_rank.run, {},
@@ -97,10 +99,10 @@ _METHODS = [
                "publish: delete edges at sensitive nodes, add edges elsewhere (no DP; PPGSL baseline)", publishes=True),
     MethodSpec("edgerand", publishing.EdgeRandConfig, publishing.run_edgerand, {},
                "publish: randomized response on every adjacency bit (edge-level DP; LinkTeller)",
-               unit="edge", publishes=True),
+               unit="edge", pure_dp=True, publishes=True),
     MethodSpec("lapgraph", publishing.LapGraphPublishConfig, publishing.run_lapgraph, {},
                "publish: Laplace adjacency, top noisy |E| kept (edge-level DP; LinkTeller)",
-               unit="edge", publishes=True),
+               unit="edge", pure_dp=True, publishes=True),
 ]
 
 METHODS: dict[str, MethodSpec] = {m.id: m for m in _METHODS}
@@ -174,14 +176,17 @@ def check_delta_rule(method: str, config: MethodConfig, data, *, allow_large_del
     publishes one unit's data outright with probability delta and still meets the bound.
 
     Args:
-        method, config: the run. data: the input graph. allow_large_delta: skip the rule.
+        method, config: the run. data: the input graph. allow_large_delta: skip the rule (it is
+            also skipped for non-private settings and pure-DP mechanisms, whose delta is only the
+            delta their report is stated at).
 
     Raises:
         PrivacyError: ``config.delta`` at or above ``1 / count`` for a private run.
     """
     delta = getattr(config, "delta", None)
     units = privacy_units(method, data)
-    if allow_large_delta or delta is None or units is None or not is_private(method, config):
+    if (allow_large_delta or delta is None or units is None or method_spec(method).pure_dp
+            or not is_private(method, config)):
         return
     unit, count = units
     if delta * count >= 1:
@@ -191,7 +196,7 @@ def check_delta_rule(method: str, config: MethodConfig, data, *, allow_large_del
 
 
 def _below(count: int) -> str:
-    """A round delta below ``1 / (10 count)``: ``1e-4`` for 2,995 units."""
+    """The largest power of ten below ``1 / count``: ``1e-4`` for 2,995 units, ``1e-5`` for 10,000."""
     import math
 
-    return f"1e-{math.ceil(math.log10(10 * count))}"
+    return f"1e-{math.floor(math.log10(count)) + 1}"

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphpriv.errors import StoreError
+from graphpriv.errors import ConfigError, StoreError
 from graphpriv.experiments.plots import _band, _panels
 from graphpriv.experiments.store import ResultStore, config_hash, one_line
 from graphpriv.methods.base import Result
@@ -47,9 +47,9 @@ def utility_metric(result: Result) -> str | None:
 
 
 def variant(result: Result) -> str:
-    """The settings where the result's config departs from its method's defaults (epsilon,
-    accounting and delta left out): what distinguishes e.g. the rows of a sweep at one epsilon."""
-    from graphpriv.errors import ConfigError
+    """The settings where the result's config departs from its method's defaults (epsilon and
+    accounting left out: they have their own columns; a delta other than the default is named, so
+    runs at two deltas are never pooled): what distinguishes e.g. the rows of a sweep at one epsilon."""
     from graphpriv.experiments.registry import make_config
 
     try:
@@ -57,7 +57,7 @@ def variant(result: Result) -> str:
     except ConfigError:
         defaults = {}
     return ", ".join(f"{k}={v}" for k, v in sorted(result.config.items())
-                     if k not in ("epsilon", "accounting", "delta") and defaults.get(k, object()) != v)
+                     if k not in ("epsilon", "accounting") and defaults.get(k, object()) != v)
 
 
 def _label(result: Result) -> str:
@@ -75,7 +75,7 @@ def _save(fig, base: Path) -> list[Path]:
         for path in paths:
             fig.savefig(path, dpi=120)
     except OSError as exc:
-        raise StoreError(f"cannot write report file {base}.png/.svg ({one_line(exc, 200)}); choose a writable "
+        raise ConfigError(f"cannot write report file {base}.png/.svg ({one_line(exc, 200)}); choose a writable "
                          "--out folder") from None
     finally:
         plt.close(fig)
@@ -157,7 +157,7 @@ def write_report(store: str | Path, out: str | Path, *,
 
     Raises:
         StoreError: no store at ``store``, a corrupt, foreign, future-version or locked store, a
-            store without a successful result, or an ``out`` folder that cannot be written.
+            store without a successful result. ConfigError: an ``out`` folder that cannot be written.
     """
     results_store = (ResultStore.open_existing(store) if timeout is None
                      else ResultStore.open_existing(store, timeout=timeout))
@@ -174,7 +174,7 @@ def write_report(store: str | Path, out: str | Path, *,
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise StoreError(f"cannot create report folder {out} ({one_line(exc, 200)}); choose a writable --out "
+        raise ConfigError(f"cannot create report folder {out} ({one_line(exc, 200)}); choose a writable --out "
                          "folder") from None
     report = Report(results=len(results), skipped=skipped)
     written = report.files
@@ -244,6 +244,6 @@ def write_report(store: str | Path, out: str | Path, *,
     try:
         path.write_text("\n".join(summary))
     except OSError as exc:
-        raise StoreError(f"cannot write {path} ({one_line(exc, 200)}); choose a writable --out folder") from None
+        raise ConfigError(f"cannot write {path} ({one_line(exc, 200)}); choose a writable --out folder") from None
     written.append(path)
     return report

@@ -29,7 +29,8 @@ from graphpriv.experiments.registry import (
 from graphpriv.experiments.store import ResultStore
 from graphpriv.methods.base import MethodConfig, Progress, Result, no_progress
 
-__all__ = ["PreparedRun", "check_output_path", "prepare_run", "run_method", "run_prepared", "store_result"]
+__all__ = ["PreparedRun", "check_output_path", "check_settings", "prepare_run", "run_method", "run_prepared",
+           "store_result"]
 
 #: Suffixes a published graph can be written to (``--out``).
 RELEASE_SUFFIXES = (".npz", *EDGE_LIST_SUFFIXES)
@@ -77,13 +78,22 @@ def check_output_path(path: str | Path, *, option: str, suffixes: tuple[str, ...
     return path
 
 
-def open_store(path: str | Path) -> ResultStore:
-    """The results store at ``path``, opened, migrated and checked writable before any work.
+def check_settings(method: str, *, seed: int = 0,
+                   overrides: dict[str, Any] | None = None) -> tuple[MethodSpec, MethodConfig, int]:
+    """The cheapest checks of a run, with no side effect: the method, its settings, the seed.
+
+    Returns:
+        ``(registry entry, validated config, seed as an int)``.
 
     Raises:
-        StoreError: a corrupt, foreign, locked or unwritable store.
+        ConfigError: unknown method or setting, a bad value, epsilon for a non-private run, a seed
+            outside [0, 2^32 - 1].
     """
-    return ResultStore(path)
+    overrides = dict(overrides or {})
+    spec = method_spec(method)
+    config = make_config(method, overrides)
+    check_epsilon_applies(method, overrides, config)
+    return spec, config, check_seed(seed)
 
 
 def prepare_run(method: str, dataset: str | Path | Data, *, seed: int = 0, overrides: dict[str, Any] | None = None,
@@ -102,11 +112,7 @@ def prepare_run(method: str, dataset: str | Path | Data, *, seed: int = 0, overr
         ConfigError: unknown method or setting, a bad value, a bad seed, epsilon for a non-private
             run. DatasetError: the graph cannot be loaded. PrivacyError: delta too large.
     """
-    overrides = dict(overrides or {})
-    spec = method_spec(method)
-    config = make_config(method, overrides)
-    check_epsilon_applies(method, overrides, config)
-    seed = check_seed(seed)
+    spec, config, seed = check_settings(method, seed=seed, overrides=overrides)
     if not isinstance(dataset, (str, Path, Data)):
         raise ConfigError(f"dataset must be a registry id, a graph file path or a torch_geometric Data, got a "
                           f"{type(dataset).__name__}")
@@ -158,7 +164,8 @@ def run_method(method: str, dataset: str | Path | Data, *, seed: int = 0, overri
         ConfigError, DatasetError, PrivacyError, StoreError: bad input, before any training.
         StoreError: the finished result could not be stored (``error.result`` holds it).
     """
-    opened = open_store(store) if store is not None else None
+    check_settings(method, seed=seed, overrides=overrides)  # before the store is created
+    opened = ResultStore(store) if store is not None else None  # opened, migrated, checked writable
     prepared = prepare_run(method, dataset, seed=seed, overrides=overrides, allow_large_delta=allow_large_delta)
     result = run_prepared(prepared, progress=progress)
     if opened is not None:

@@ -169,6 +169,7 @@ class ResultStore:
                  timeout: float = DEFAULT_TIMEOUT) -> None:
         self.path = Path(path)
         self.timeout = float(timeout)
+        self._snapshot: sqlite3.Connection | None = None  # a reader's in-memory migrated copy of an old store
         if self.path.is_dir():
             raise StoreError(f"results store {self.path} is a folder; give a file path such as "
                              f"{self.path / 'results.sqlite'}")
@@ -182,13 +183,14 @@ class ResultStore:
             except OSError as exc:
                 raise StoreError(f"cannot create the folder of results store {self.path} ({one_line(exc)}); "
                                  "choose a --store path in a writable folder") from None
-        self._open()
+        self._open(migrate=create)
         if create:
             self.check_writable()
 
     @classmethod
     def open_existing(cls, path: str | Path, *, timeout: float = DEFAULT_TIMEOUT) -> ResultStore:
-        """Open a store that must already exist, for reading (nothing is created).
+        """Open a store that must already exist, for reading (nothing is created, nothing written: a
+        store of an older schema is read through an in-memory migrated copy and left as it is).
 
         Args:
             path: the SQLite file. timeout: seconds to wait for another process's lock.
@@ -249,12 +251,15 @@ class ResultStore:
                           "file, or choose another --store")
 
     @contextmanager
-    def _db(self, action: str) -> Iterator[sqlite3.Connection]:
+    def _db(self, action: str, *, file: bool = False) -> Iterator[sqlite3.Connection]:
         """A connection in autocommit mode (transactions are explicit), closed afterwards; every
-        sqlite3 error becomes a one-line :class:`StoreError`."""
+        sqlite3 error becomes a one-line :class:`StoreError`. A reader of an old store gets its
+        in-memory migrated copy unless ``file``."""
         db = None
+        snapshot = self._snapshot is not None and not file
         try:
-            db = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None)
+            db = self._snapshot if snapshot else sqlite3.connect(self.path, timeout=self.timeout,
+                                                                 isolation_level=None)
             yield db
         except sqlite3.Error as exc:
             if db is not None and db.in_transaction:
@@ -264,12 +269,21 @@ class ResultStore:
                     pass
             raise self._error(exc, action) from None
         finally:
-            if db is not None:
+            if db is not None and not snapshot:
                 db.close()
 
     @contextmanager
-    def _write(self, action: str) -> Iterator[sqlite3.Connection]:
-        """One write transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``; rolled back on any error)."""
+    def _write(self, action: str, *, snapshot: bool = False) -> Iterator[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``; rolled back on any error).
+
+        Raises:
+            StoreError: the store was opened for reading from an old layout (its file is left as it
+                is; ``ResultStore(path)`` migrates it and writes), unless ``snapshot`` (the
+                in-memory migration itself).
+        """
+        if self._snapshot is not None and not snapshot:
+            raise StoreError(f"results store {self.path} (an older schema) was opened for reading only; open it "
+                             "with ResultStore(path) to write, which migrates it")
         with self._db(action) as db:
             db.execute("BEGIN IMMEDIATE")
             try:
@@ -285,7 +299,7 @@ class ResultStore:
         Raises:
             StoreError: the store is locked by another process, read-only or unwritable.
         """
-        with self._db("write to") as db:
+        with self._db("write to", file=True) as db:
             db.execute("BEGIN IMMEDIATE")
             db.rollback()
 
@@ -320,11 +334,16 @@ class ResultStore:
                              f"version {version}; point --store at a results store")
         return "current" if version == SCHEMA_VERSION else "v0"
 
-    def _open(self) -> None:
+    def _open(self, *, migrate: bool) -> None:
+        """Validate the layout; set up a new store, or migrate an old one. A reader (``migrate``
+        False) leaves the file as it is and reads an in-memory copy, set up or migrated there."""
         with self._db("open") as db:
             if self._layout(db) == "current":
                 return
-        with self._write("set up") as db:  # re-checked under the write lock: another process may have won
+            if not migrate:
+                self._snapshot = sqlite3.connect(":memory:", isolation_level=None)
+                db.backup(self._snapshot)
+        with self._write("set up", snapshot=not migrate) as db:  # re-checked under the write lock
             layout = self._layout(db)
             if layout == "new":
                 db.execute(_RUNS)

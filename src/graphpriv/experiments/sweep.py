@@ -32,7 +32,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from graphpriv.data.validation import MAX_SEED, check_seed
 from graphpriv.errors import ConfigError, GraphPrivError, describe_validation_error
-from graphpriv.experiments.registry import check_delta_rule, check_epsilon_applies, make_config, method_spec
+from graphpriv.experiments.registry import (
+    check_delta_rule,
+    check_epsilon_applies,
+    is_private,
+    make_config,
+    method_spec,
+)
+from graphpriv.experiments.runner import prepare_run, run_prepared
 from graphpriv.experiments.store import ResultStore, config_hash, one_line
 from graphpriv.methods.base import Result
 
@@ -48,8 +55,8 @@ class SweepSpec(BaseModel):
 
     Attributes:
         methods: registry ids. datasets: registry ids or graph file paths.
-        epsilons: target epsilons, crossed with every method that has an ``epsilon`` setting and is
-            private by default (others run once per remaining cell); empty: the methods' defaults.
+        epsilons: target epsilons, crossed with every (method, variant) that is private (others
+            run once per remaining cell); empty: the methods' defaults.
         seeds: n (seeds 0..n-1) or an explicit list.
         overrides: variants, each a dict of settings applied to every method (default: one, ``{}``).
         method_overrides: settings for one method only (``{method: {key: value}}``).
@@ -202,9 +209,13 @@ def load_sweep(path: str | Path) -> SweepSpec:
         raise ConfigError(f"invalid sweep file {path}: {one_line(detail)}") from None
 
 
-def _private_with_epsilon(method: str) -> bool:
-    spec = method_spec(method)
-    return "epsilon" in spec.config_cls.model_fields and spec.defaults.get("private", True) is not False
+def _crossed_with_epsilons(method: str, overrides: dict[str, Any]) -> bool:
+    """Whether the sweep's epsilons apply to ``method`` with ``overrides``: a private setting
+    (:func:`graphpriv.experiments.registry.is_private`); an invalid one is named by :func:`make_run`."""
+    try:
+        return is_private(method, make_config(method, overrides))
+    except ConfigError:
+        return False
 
 
 def _check_stray(spec: SweepSpec) -> None:
@@ -215,16 +226,15 @@ def _check_stray(spec: SweepSpec) -> None:
 
 
 def _grid(spec: SweepSpec) -> Iterable[tuple[str, str, Any, dict[str, Any]]]:
-    """Every (method, dataset, seed, overrides) cell of the grid, unvalidated."""
+    """Every (method, dataset, seed, overrides) cell of the grid, unvalidated; the epsilons are
+    crossed with each private (method, variant) only."""
     for method in spec.methods:
-        try:
-            crossed = bool(spec.epsilons) and _private_with_epsilon(method)
-        except ConfigError:
-            crossed = False  # an unknown method: make_run names it
         for dataset in spec.datasets:
             for variant in spec.overrides:
+                merged = {**variant, **spec.method_overrides.get(method, {})}
+                crossed = bool(spec.epsilons) and _crossed_with_epsilons(method, merged)
                 for epsilon in spec.epsilons if crossed else [None]:
-                    overrides = {**variant, **spec.method_overrides.get(method, {})}
+                    overrides = dict(merged)
                     if epsilon is not None:
                         overrides["epsilon"] = epsilon
                     for seed in spec.seed_list():
@@ -390,10 +400,9 @@ def execute_run(run: SweepRun, threads: int = 1, allow_large_delta: bool = True)
 
     torch.set_num_threads(threads)
     try:
-        config = make_config(run.method, dict(run.overrides))
-        data = _dataset(run.dataset)
-        check_delta_rule(run.method, config, data, allow_large_delta=allow_large_delta)
-        result = method_spec(run.method).run(config, data, seed=run.seed, method=run.method)
+        prepared = prepare_run(run.method, _dataset(run.dataset), seed=run.seed, overrides=dict(run.overrides),
+                               allow_large_delta=allow_large_delta)
+        result = run_prepared(prepared)
         # stored under the name the sweep gave (a file path stays a path), so a rerun finds it
         return "ok", result.model_copy(update={"dataset": run.dataset}).model_dump_json()
     except Exception as exc:  # noqa: BLE001 -- recorded in the store, the sweep goes on

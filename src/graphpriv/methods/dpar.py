@@ -105,8 +105,6 @@ def run(config: DPARConfig, data: Data, *, seed: int, method: str = "dpar-gm",
     """
     data = check_data(data, needs_features=True, needs_labels=True, method=method)
     seed = check_seed(seed)
-    if getattr(data, "x", None) is None or getattr(data, "y", None) is None:
-        raise DatasetError("DPAR needs node features and labels")
     timer = Timer()
     rng = np.random.default_rng([seed, 97])
     x = torch.as_tensor(data.x, dtype=torch.float32)

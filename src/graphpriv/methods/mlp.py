@@ -20,7 +20,6 @@ from torch_geometric.data import Data
 
 from graphpriv.data.splits import node_split
 from graphpriv.data.validation import check_data, check_seed
-from graphpriv.errors import DatasetError
 from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
 from graphpriv.methods.dpar import evaluate, steps_and_rate, train_rows
 from graphpriv.privacy.accountant import Ledger, check_delta
@@ -79,8 +78,6 @@ def run(config: MLPConfig, data: Data, *, seed: int, method: str = "dp-mlp", pro
     """
     data = check_data(data, needs_features=True, needs_labels=True, method=method)
     seed = check_seed(seed)
-    if getattr(data, "x", None) is None or getattr(data, "y", None) is None:
-        raise DatasetError("the feature-only baseline needs node features and labels")
     private = config.private and method != "mlp"
     timer = Timer()
     x = torch.as_tensor(data.x, dtype=torch.float32)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from torch_geometric.data import Data
 
 from graphpriv.data.validation import check_seed
-from graphpriv.errors import ConfigError
-from graphpriv.privacy.accountant import check_epsilon
+from graphpriv.errors import ConfigError, PrivacyError
+from graphpriv.privacy.accountant import MAX_EPSILON, check_epsilon
 from graphpriv.privacy.audit import EDGE_AUDITABLE, AuditReport
 
 __all__ = ["AUDITABLE", "run_audit"]
@@ -27,6 +27,31 @@ AUDITABLE: dict[str, tuple[str, str]] = {
     "privdpr": ("node", "gradient canaries in extra rows of V (white box), or canary nodes (black box)"),
     "dpr": ("node", "as privdpr, without noise"),
 }
+
+
+def check_audit_options(method: str, *, epsilon: float, canaries: int | None, seed: int, epochs: int | None,
+                        ratio: float, attack: str | None) -> None:
+    """Check an audit's options before any data is loaded (see :func:`run_audit` for their meaning).
+
+    Raises:
+        ConfigError: a method no audit covers, ``attack`` for a method other than PrivDPR, fewer
+            than 2 canaries, epochs < 1, ratio outside [0, 1), a seed outside [0, 2^32 - 1].
+        PrivacyError: epsilon not a finite number in (0, MAX_EPSILON].
+    """
+    if method not in AUDITABLE:
+        raise ConfigError(f"no audit covers {method!r}; audited: {', '.join(AUDITABLE)}")
+    if attack is not None and method not in ("privdpr", "dpr"):
+        raise ConfigError("--attack chooses among PrivDPR's attacks only")
+    if canaries is not None and canaries < 2:
+        raise ConfigError(f"--canaries must be at least 2 (got {canaries}); an audit compares inserted and "
+                          "left-out canaries")
+    if epochs is not None and epochs < 1:
+        raise ConfigError(f"--epochs must be at least 1 (got {epochs})")
+    if not 0 <= ratio < 1:
+        raise ConfigError(f"--ratio must be in [0, 1) (got {ratio})")
+    if check_epsilon(epsilon) > MAX_EPSILON:
+        raise PrivacyError(f"--epsilon {epsilon:g} is above graphpriv's maximum {MAX_EPSILON:g}; audit a smaller one")
+    check_seed(seed)
 
 
 def run_audit(method: str, data: Data, *, epsilon: float = 1.0, canaries: int | None = None, seed: int = 0,
@@ -46,22 +71,10 @@ def run_audit(method: str, data: Data, *, epsilon: float = 1.0, canaries: int | 
         ``[AuditReport, ...]``: a run passes when every report does.
 
     Raises:
-        ConfigError: a method no audit covers, options it does not take, fewer than 2 canaries,
-            epochs < 1, ratio outside [0, 1), a seed outside [0, 2^32 - 1]. PrivacyError: bad epsilon.
+        ConfigError, PrivacyError: bad options (:func:`check_audit_options`).
     """
-    if method not in AUDITABLE:
-        raise ConfigError(f"no audit covers {method!r}; audited: {', '.join(AUDITABLE)}")
-    if attack is not None and method not in ("privdpr", "dpr"):
-        raise ConfigError("--attack chooses among PrivDPR's attacks only")
-    if canaries is not None and canaries < 2:
-        raise ConfigError(f"--canaries must be at least 2 (got {canaries}); an audit compares inserted and "
-                          "left-out canaries")
-    if epochs is not None and epochs < 1:
-        raise ConfigError(f"--epochs must be at least 1 (got {epochs})")
-    if not 0 <= ratio < 1:
-        raise ConfigError(f"--ratio must be in [0, 1) (got {ratio})")
-    check_epsilon(epsilon)
-    check_seed(seed)
+    check_audit_options(method, epsilon=epsilon, canaries=canaries, seed=seed, epochs=epochs, ratio=ratio,
+                        attack=attack)
     extra = {} if canaries is None else {"canaries": canaries}
     if method in EDGE_AUDITABLE:
         from graphpriv.privacy.audit import audit_edge_release

@@ -14,7 +14,7 @@ from dp_accounting import dp_event
 from pydantic import BaseModel
 
 from graphpriv.errors import PrivacyError
-from graphpriv.privacy.accountant import GraphRdpAccountant, check_delta, check_epsilon
+from graphpriv.privacy.accountant import MAX_EPSILON, GraphRdpAccountant, check_delta, check_epsilon
 from graphpriv.privacy.calibration import calibrate_noise_multiplier
 from graphpriv.privacy.sampling import PoissonSampler, WithoutReplacementSampler
 from graphpriv.privacy.units import Accounting
@@ -101,7 +101,14 @@ def epsilon_for(setting: DpSgdSetting, noise_multiplier: float) -> tuple[float, 
 
 
 def noise_multiplier_for(setting: DpSgdSetting, target_epsilon: float) -> float:
-    """Smallest noise multiplier (to calibration tolerance) with epsilon <= target."""
+    """Smallest noise multiplier (to calibration tolerance) with epsilon <= target.
+
+    Raises:
+        PrivacyError: bad sizes, or a target epsilon not a finite number in (0, MAX_EPSILON].
+        BudgetExceededError: no noise multiplier reaches the target.
+    """
     setting.validate_sizes()
-    check_epsilon(target_epsilon)
+    if check_epsilon(target_epsilon) > MAX_EPSILON:
+        raise PrivacyError(f"target epsilon {target_epsilon:g} is above graphpriv's maximum {MAX_EPSILON:g}; ask "
+                           "for a smaller one")
     return calibrate_noise_multiplier(setting.event, target_epsilon=target_epsilon, delta=setting.delta)
