@@ -1,0 +1,80 @@
+"""One small fixed-seed cell per method: the numbers the estimator redesign must keep.
+
+``python -m tests.regression.cells`` recomputes every cell and rewrites ``golden.json`` (run it
+only on purpose: the file pins what the current code computes); ``test_golden.py`` runs each cell
+through :func:`graphpriv.experiments.runner.run_method` and compares.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+GOLDEN = Path(__file__).with_name("golden.json")
+
+#: method -> config overrides; every cell runs on ``graph()`` with seed 0.
+CELLS: dict[str, dict] = {
+    "dplp-ps": {"epochs": 2, "batch_size": 32, "epsilon": 4.0},
+    "dplp-ns": {"epochs": 2, "batch_size": 32, "epsilon": 4.0},
+    "seal": {"epochs": 2, "batch_size": 32},
+    "lapgraph-sgnn": {"epochs": 2, "batch_size": 32, "epsilon": 4.0},
+    "cn": {},
+    "dplp-rank": {"lin_epochs": 1, "umnn_epochs": 1},
+    "dplp-rank-lin": {"lin_epochs": 1},
+    "rank-exponential": {},
+    "rank-laplace": {},
+    "rank-staircase": {},
+    "rank-nonprivate": {},
+    "privdpr": {"epochs": 1, "attacks": "none"},
+    "dpr": {"epochs": 1, "attacks": "none"},
+    "dpar-em0": {"epochs": 2},
+    "dpar-em1": {"epochs": 2},
+    "dpar-gm": {"epochs": 2},
+    "dpar-nodp": {"epochs": 2},
+    "dp-mlp": {"epochs": 2},
+    "mlp": {"epochs": 2},
+    "ppgsl": {"learner_steps": 2, "surrogate_epochs": 2, "attacks": "cn"},
+    "random-perturb": {"ratio": 0.2, "attacks": "cn"},
+    "dice": {"ratio": 0.2, "attacks": "cn"},
+    "edgerand": {"epsilon": 4.0, "attacks": "cn"},
+    "lapgraph": {"epsilon": 4.0, "attacks": "cn"},
+}
+
+
+def graph():
+    """A 200-node, 4-class labelled SBM with features (seeded): every method can run on it."""
+    from graphpriv.testing.graphs import labelled_sbm
+
+    data = labelled_sbm(200, 4, p_in=0.15, seed=11)
+    data.name = "sbm200"
+    return data
+
+
+def run_cell(method: str):
+    """The cell's :class:`~graphpriv.methods.base.Result` (seed 0, one torch thread)."""
+    import torch
+
+    from graphpriv.experiments.runner import run_method
+
+    torch.set_num_threads(1)
+    return run_method(method, graph(), seed=0, overrides=CELLS[method])
+
+
+def summary(result) -> dict:
+    """What a cell pins: every metric, and the epsilon and delta spent (None when non-private)."""
+    privacy = result.privacy
+    return {"metrics": result.metrics, "epsilon": privacy.epsilon if privacy else None,
+            "delta": privacy.delta if privacy else None}
+
+
+def main() -> None:
+    out = {}
+    for method in CELLS:
+        out[method] = summary(run_cell(method))
+        print(method, out[method], file=sys.stderr, flush=True)
+    GOLDEN.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
