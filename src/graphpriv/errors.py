@@ -68,3 +68,11 @@ def describe_validation_error(exc: Exception) -> str:
             inputs[field] = f" (got {err['input']!r})"
     parts = [f"{field}: {' or '.join(dict.fromkeys(msgs))}{inputs.get(field, '')}" for field, msgs in by_field.items()]
     return "\n".join(parts) if parts else str(exc).split("\n")[0]
+
+
+class NotFittedError(GraphPrivError, AttributeError):
+    """A fitted attribute or a prediction was asked of an estimator before ``fit``."""
+
+
+class ModelFileError(GraphPrivError, ValueError):
+    """A saved estimator file is corrupt, of another estimator class or of a newer format."""

@@ -1,0 +1,218 @@
+"""The estimator base: what a user keeps (hyperparameters, ``fit``, fitted state, privacy, save/load).
+
+Modelled on scikit-learn's estimators (hyperparameters in the constructor, ``get_params`` /
+``set_params``, ``fit`` returning ``self``, fitted state in trailing-underscore attributes, a
+``NotFittedError`` before ``fit``) and on Opacus's engine (the privacy spent is kept on the
+object). Hyperparameters are validated by the method's pydantic config (:class:`MethodConfig`):
+an unknown name or an out-of-range value is a :class:`~graphpriv.errors.ConfigError` at
+construction. ``random_state`` is a hyperparameter, so ``type(est)(**est.get_params())`` fitted on
+the same data gives the same model.
+
+Files (``save`` / ``load``): one ``torch.save`` of plain containers, tensors and strings, read back
+with ``torch.load(weights_only=True)`` (nothing is unpickled but tensors): the format name and
+version, the estimator class, the graphpriv version, the hyperparameters and the privacy report as
+JSON, and the subclass's fitted state (``_get_state``: tensors, numbers, strings, lists, dicts).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+import torch
+
+from graphpriv.data.validation import check_seed
+from graphpriv.errors import ConfigError, ModelFileError, NotFittedError, describe_validation_error
+from graphpriv.methods.base import MethodConfig
+from graphpriv.privacy.report import PrivacyReport
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "Estimator"]
+
+#: The file format name and the newest version this graphpriv reads and writes.
+FORMAT = "graphpriv-estimator"
+FORMAT_VERSION = 1
+
+_CLASSES: dict[str, type[Estimator]] = {}
+
+
+class Estimator:
+    """Base of every graphpriv estimator.
+
+    Subclasses set ``config_cls`` (the pydantic hyperparameters) and implement ``fit`` (ending with
+    :meth:`_fitted`), ``_get_state`` / ``_set_state`` (the fitted state as tensors and plain values)
+    and their task's methods (``predict_proba``, ``predict``, ``publish``, ``generate``, ...).
+
+    Args:
+        random_state: seed of every random draw of ``fit`` (split-free: the estimator sees only
+            the data it is given), an integer in [0, 2^32 - 1].
+        **params: the hyperparameters of ``config_cls`` (defaults for the others).
+
+    Attributes:
+        privacy_report_: the :class:`~graphpriv.privacy.report.PrivacyReport` of ``fit`` (unit,
+            relation, epsilon, delta, phases, accounting); ``None`` for a non-private estimator,
+            which :attr:`privacy_statement_` then says.
+
+    Raises:
+        ConfigError: an unknown hyperparameter or an invalid value (one line per field), or a bad
+            ``random_state``.
+    """
+
+    config_cls: ClassVar[type[MethodConfig]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _CLASSES[cls.__name__] = cls
+
+    def __init__(self, random_state: int = 0, **params: Any) -> None:
+        self.random_state = check_seed(random_state)
+        self._config = self._validate(params)
+
+    # -- hyperparameters ---------------------------------------------------------------------------
+
+    @classmethod
+    def _validate(cls, params: dict[str, Any], base: MethodConfig | None = None) -> MethodConfig:
+        fields = cls.config_cls.model_fields
+        unknown = set(params) - set(fields)
+        if unknown:
+            raise ConfigError(f"unknown hyperparameter(s) for {cls.__name__}: {', '.join(sorted(unknown))}; valid: "
+                              f"random_state, {', '.join(sorted(fields))}")
+        values = {**(base.model_dump() if base is not None else {}), **params}
+        try:
+            return cls.config_cls(**values)
+        except ValueError as exc:  # pydantic.ValidationError: one line per invalid field
+            raise ConfigError(f"invalid hyperparameter for {cls.__name__}: {describe_validation_error(exc)}") from None
+
+    @property
+    def config(self) -> MethodConfig:
+        """The validated hyperparameters (a pydantic model; read-only: use :meth:`set_params`)."""
+        return self._config.model_copy()
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Every hyperparameter (JSON values) and ``random_state``: ``type(self)(**get_params())``
+        builds an unfitted twin. ``deep`` is accepted for scikit-learn compatibility."""
+        return {"random_state": self.random_state, **self._config.model_dump(mode="json")}
+
+    def set_params(self, **params: Any) -> Estimator:
+        """Change hyperparameters (validated as in the constructor); returns ``self``. The fitted
+        state, if any, is kept until the next ``fit``.
+
+        Raises:
+            ConfigError: an unknown name or an invalid value; nothing is changed then.
+        """
+        seed = check_seed(params.pop("random_state")) if "random_state" in params else self.random_state
+        self._config = self._validate(params, base=self._config)
+        self.random_state = seed
+        return self
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name.endswith("_") and not name.startswith("_"):
+            raise NotFittedError(f"{type(self).__name__} has no {name} before fit; call fit(data) first")
+        config = self.__dict__.get("_config")
+        if config is not None and name in type(config).model_fields:
+            return getattr(config, name)
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
+
+    def __repr__(self) -> str:
+        defaults = self.config_cls().model_dump(mode="json")
+        changed = {k: v for k, v in self.get_params().items() if k == "random_state" and v != 0
+                   or k != "random_state" and defaults.get(k) != v}
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+
+    # -- fitted state ------------------------------------------------------------------------------
+
+    @property
+    def is_fitted(self) -> bool:
+        """Whether :meth:`fit` has completed (or the estimator was loaded)."""
+        return bool(self.__dict__.get("_is_fitted"))
+
+    def _check_fitted(self) -> None:
+        """Raise :class:`NotFittedError` unless fitted."""
+        if not self.is_fitted:
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit(data) first")
+
+    def _fitted(self, privacy_report: PrivacyReport | None) -> Estimator:
+        """Mark the end of ``fit``: record the privacy report; returns ``self``."""
+        self.privacy_report_ = privacy_report
+        self._is_fitted = True
+        return self
+
+    @property
+    def privacy_statement_(self) -> str:
+        """One line: the guarantee of the fitted estimator, or that there is none."""
+        self._check_fitted()
+        p = self.privacy_report_
+        if p is None:
+            return "non-private: no differential-privacy guarantee"
+        return f"({p.epsilon:.4f}, {p.delta:g})-DP, {p.unit}-level, {p.accounting} accounting"
+
+    def _get_state(self) -> dict[str, Any]:
+        """The fitted state to save: tensors, numbers, strings, lists and dicts of them."""
+        raise NotImplementedError
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        """Restore what :meth:`_get_state` returned (the hyperparameters are already set)."""
+        raise NotImplementedError
+
+    # -- files -------------------------------------------------------------------------------------
+
+    def save(self, path: str | Path) -> Path:
+        """Write the fitted estimator: hyperparameters, privacy report, graphpriv version, state.
+
+        Returns:
+            ``path``.
+
+        Raises:
+            NotFittedError: before ``fit``.
+        """
+        from graphpriv import __version__
+
+        self._check_fitted()
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        report = self.privacy_report_
+        torch.save({"format": FORMAT, "format_version": FORMAT_VERSION, "class": type(self).__name__,
+                    "graphpriv_version": __version__, "params": json.dumps(self.get_params()),
+                    "privacy_report": report.model_dump_json() if report is not None else "",
+                    "state": self._get_state()}, path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> Estimator:
+        """Read an estimator written by :meth:`save` (``Estimator.load`` reads any class; a
+        subclass's ``load`` only its own).
+
+        Raises:
+            ModelFileError: a missing, corrupt or foreign file, a newer format, or a file of
+                another estimator class.
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise ModelFileError(f"no saved estimator at {path}")
+        try:
+            blob = torch.load(path, weights_only=True, map_location="cpu")
+        except Exception as exc:  # noqa: BLE001 - torch raises many types for corrupt or unsafe files
+            raise ModelFileError(f"{path} is not a graphpriv estimator file (unreadable, or it holds objects "
+                                 f"graphpriv never unpickles: {str(exc).splitlines()[0][:200]})") from None
+        if not isinstance(blob, dict) or blob.get("format") != FORMAT:
+            raise ModelFileError(f"{path} is not a graphpriv estimator file (no {FORMAT!r} header)")
+        version = blob.get("format_version")
+        if not isinstance(version, int) or version > FORMAT_VERSION:
+            raise ModelFileError(f"{path} has estimator format {version!r}, newer than this graphpriv reads "
+                                 f"({FORMAT_VERSION}); upgrade graphpriv (it was written by graphpriv "
+                                 f"{blob.get('graphpriv_version')})")
+        target = _CLASSES.get(str(blob.get("class")))
+        if target is None or not issubclass(target, cls):
+            raise ModelFileError(f"{path} holds a {blob.get('class')}, not a {cls.__name__}; load it with "
+                                 f"{blob.get('class')}.load or Estimator.load")
+        try:
+            params = json.loads(blob["params"])
+            est = target(**params)
+            est._set_state(blob["state"])
+            report = PrivacyReport.model_validate_json(blob["privacy_report"]) if blob["privacy_report"] else None
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelFileError(f"{path} is a damaged {blob.get('class')} file ({type(exc).__name__}: "
+                                 f"{str(exc).splitlines()[0][:200]})") from None
+        return est._fitted(report)
