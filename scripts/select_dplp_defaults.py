@@ -14,7 +14,8 @@ import statistics
 from pathlib import Path
 
 from graphpriv.data import load
-from graphpriv.methods.dplp_subgraph import DPLPConfig, run
+from graphpriv.evaluation.link import run_dplp as run
+from graphpriv.methods.dplp_subgraph import DPLPConfig
 
 GRIDS = {  # dataset -> list of DPLPConfig overrides
     "usair": [dict(theta=t, lr=lr, momentum=m) for t, lr, m in (

@@ -7,6 +7,9 @@ from torch_geometric.data import Data
 
 from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
 from graphpriv.errors import ConfigError, DatasetError
+from graphpriv.evaluation import link as link_protocol
+from graphpriv.evaluation import node as node_protocol
+from graphpriv.evaluation import publishing as publishing_protocol
 from graphpriv.methods import dpar, dplp_rank, dplp_subgraph, heuristic, lapgraph_sgnn, mlp, ppgsl, privdpr, publishing
 from graphpriv.testing.graphs import labelled_sbm, random_graph
 
@@ -139,12 +142,14 @@ def test_bad_seeds(seed):
 
 
 ENTRY_POINTS = [
-    (dpar.DPARConfig, dpar.run), (mlp.MLPConfig, mlp.run), (dplp_rank.RankConfig, dplp_rank.run),
-    (dplp_subgraph.DPLPConfig, dplp_subgraph.run), (heuristic.CommonNeighboursConfig, heuristic.run),
-    (lapgraph_sgnn.LapGraphConfig, lapgraph_sgnn.run), (ppgsl.PPGSLConfig, ppgsl.run),
-    (privdpr.PrivDPRConfig, privdpr.run), (publishing.RandomPerturbConfig, publishing.run_random_perturb),
-    (publishing.DiceConfig, publishing.run_dice), (publishing.EdgeRandConfig, publishing.run_edgerand),
-    (publishing.LapGraphPublishConfig, publishing.run_lapgraph),
+    (dpar.DPARConfig, node_protocol.run_dpar), (mlp.MLPConfig, node_protocol.run_mlp),
+    (dplp_rank.RankConfig, dplp_rank.run),
+    (dplp_subgraph.DPLPConfig, link_protocol.run_dplp), (dplp_subgraph.SEALConfig, link_protocol.run_seal),
+    (heuristic.CommonNeighboursConfig, link_protocol.run_cn),
+    (lapgraph_sgnn.LapGraphConfig, link_protocol.run_lapgraph_sgnn), (ppgsl.PPGSLConfig, publishing_protocol.run_ppgsl),
+    (privdpr.PrivDPRConfig, privdpr.run), (publishing.RandomPerturbConfig, publishing_protocol.run_random_perturb),
+    (publishing.DiceConfig, publishing_protocol.run_dice), (publishing.EdgeRandConfig, publishing_protocol.run_edgerand),
+    (publishing.LapGraphPublishConfig, publishing_protocol.run_lapgraph),
 ]
 
 
@@ -159,9 +164,9 @@ def test_every_entry_point_checks_data_and_seed_first(config_cls, run):
         run(config_cls(), good, seed=2**32)
 
 
-@pytest.mark.parametrize("run", [dpar.run, mlp.run])
+@pytest.mark.parametrize("run", [node_protocol.run_dpar, node_protocol.run_mlp])
 def test_feature_and_label_methods_need_them(run):
-    config = dpar.DPARConfig() if run is dpar.run else mlp.MLPConfig()
+    config = dpar.DPARConfig() if run is node_protocol.run_dpar else mlp.MLPConfig()
     with pytest.raises(DatasetError, match="data.x is missing"):
         run(config, random_graph(30, 0.2, seed=0), seed=0)
     data = labelled_sbm(40, 2, num_features=4, seed=0)
@@ -176,4 +181,4 @@ def test_the_entry_runs_on_the_validated_graph():
     loops = torch.tensor([[5, 9], [5, 9]])
     directed = Data(edge_index=torch.cat([pairs, pairs[:, :3], loops], 1), num_nodes=80, name=clean.name)
     config = heuristic.CommonNeighboursConfig()
-    assert heuristic.run(config, directed, seed=3).metrics == heuristic.run(config, clean, seed=3).metrics
+    assert link_protocol.run_cn(config, directed, seed=3).metrics == link_protocol.run_cn(config, clean, seed=3).metrics

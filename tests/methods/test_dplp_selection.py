@@ -3,6 +3,8 @@ import pytest
 
 from graphpriv.data.graph import undirected_pairs
 from graphpriv.errors import ConfigError
+from graphpriv.evaluation.link import run_dplp as run
+from graphpriv.evaluation.link import run_seal
 from graphpriv.experiments.registry import make_config
 from graphpriv.methods.dplp_selection import (
     HISTOGRAM_SENSITIVITY,
@@ -10,7 +12,6 @@ from graphpriv.methods.dplp_selection import (
     degree_histogram,
     project_to_counts,
 )
-from graphpriv.methods.dplp_subgraph import run
 from graphpriv.testing.graphs import random_graph
 
 
@@ -64,4 +65,4 @@ def test_auto_selection_spends_in_two_phases_within_budget():
 def test_auto_needs_a_private_path_method():
     graph = random_graph(60, 0.1, seed=1)
     with pytest.raises(ConfigError, match="auto"):
-        run(make_config("seal", {"theta": "auto", "epochs": 1}), graph, seed=0)
+        run_seal(make_config("seal", {"theta": "auto", "epochs": 1}), graph, seed=0)

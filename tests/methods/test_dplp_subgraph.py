@@ -3,8 +3,10 @@ import pytest
 from graphpriv.data.graph import to_csr
 from graphpriv.data.splits import link_split
 from graphpriv.errors import BudgetExceededError, ConfigError
+from graphpriv.evaluation.link import run_dplp as run
+from graphpriv.evaluation.link import run_seal
 from graphpriv.experiments.registry import make_config
-from graphpriv.methods.dplp_subgraph import dependency_bound, run
+from graphpriv.methods.dplp_subgraph import dependency_bound
 from graphpriv.testing.graphs import random_graph
 
 
@@ -38,7 +40,7 @@ def test_paper_mode_uses_paper_bound_and_effective_rate(graph):
 
 def test_seal_is_non_private_and_runs_through_the_same_code(graph):
     cfg = make_config("seal", {"epochs": 2})
-    result = run(cfg, graph, seed=1, method="seal")
+    result = run_seal(cfg, graph, seed=1, method="seal")
     assert result.privacy is None and "non-private" in result.privacy_statement
     assert result.config["project"] is False
 
@@ -81,10 +83,10 @@ def test_training_graph_excludes_held_out_edges(graph):
 
 
 def test_cn_baseline_matches_direct_count(graph):
+    from graphpriv.evaluation.link import run_cn
     from graphpriv.experiments.runner import run_method  # noqa: F401  (registry import path)
     from graphpriv.linkpred.heuristics import common_neighbours
     from graphpriv.methods.heuristic import CommonNeighboursConfig
-    from graphpriv.methods.heuristic import run as run_cn
 
     result = run_cn(CommonNeighboursConfig(), graph, seed=0)
     split = link_split(graph, seed=0)

@@ -62,7 +62,7 @@ def test_claim_is_the_runs_own_accounting_at_the_audits_delta(data):
         config = make_config(method, {"epochs": 1, "epsilon": 4.0, "node_rate": 0.5, "seeds": 20,
                                       "accounting": accounting})
         fit = train_dpar(config, data.x, torch.as_tensor(data.y), split.train_idx, split.train_edge_index,
-                         rng=np.random.default_rng(0), seed=0, method=method)
+                         rng=np.random.default_rng(0), seed=0, appr=method.removeprefix("dpar-"))
         for mode in ("rigorous", "paper"):
             assert fit_epsilon(config, fit, config.delta, accounting=mode) == pytest.approx(
                 fit.metrics[f"epsilon_{mode}"], rel=1e-9)

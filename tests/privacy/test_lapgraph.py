@@ -3,8 +3,8 @@ import pytest
 from dp_accounting import dp_event
 
 from graphpriv.data.graph import pair_codes, undirected_pairs
+from graphpriv.evaluation.link import run_lapgraph_sgnn as run
 from graphpriv.experiments.registry import make_config
-from graphpriv.methods.lapgraph_sgnn import run
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.lapgraph import lapgraph
 from graphpriv.privacy.units import PrivacyUnit

@@ -19,7 +19,7 @@ from torch_geometric.data import Data
 from graphpriv.data.graph import MAX_NODES, edge_normalisations, record_normalisations, simple_edge_index
 from graphpriv.errors import ConfigError, DatasetError
 
-__all__ = ["IF_PRESENT", "MAX_SEED", "check_data", "check_seed"]
+__all__ = ["IF_PRESENT", "MAX_SEED", "check_data", "check_node_pairs", "check_seed"]
 
 #: Value of ``needs_features`` / ``needs_labels``: the method reads the attribute when it is there.
 IF_PRESENT = "if present"
@@ -114,8 +114,15 @@ def _check_labels(data: Data, n: int, needed, where: str, who: str) -> None:
                            f"needs at least two; label nodes of another class{drop}")
 
 
+def _has_no_edges(data: Data) -> bool:
+    """No ``edge_index``, or an integer one of shape ``[2, 0]``."""
+    ei = getattr(data, "edge_index", None)
+    return ei is None or (isinstance(ei, torch.Tensor) and _is_integer_tensor(ei) and ei.dim() == 2
+                          and ei.size(0) == 2 and ei.size(1) == 0)
+
+
 def check_data(data: Data, *, needs_features: bool | str = False, needs_labels: bool | str = False,
-               name: str | None = None, method: str | None = None) -> Data:
+               name: str | None = None, method: str | None = None, allow_no_edges: bool = False) -> Data:
     """Check a user's PyG ``Data`` as graphpriv's methods expect it; normalise its edges.
 
     Args:
@@ -129,6 +136,9 @@ def check_data(data: Data, *, needs_features: bool | str = False, needs_labels: 
             labelled node and two classes.
         name: What to call the graph in messages and logs (default ``data.name``, else none).
         method: The method id, for messages (default "this method").
+        allow_no_edges: accept a graph without edges (no ``edge_index``, or one of shape
+            ``[2, 0]``): a node classifier can score isolated nodes. Such a ``data`` is returned
+            as it is once its features and labels pass.
 
     Returns:
         ``data`` itself when it has a ``name`` and its edges are already undirected and simple (both directions of each
@@ -154,11 +164,14 @@ def check_data(data: Data, *, needs_features: bool | str = False, needs_labels: 
         raise DatasetError(f"{where}expected a torch_geometric.data.Data, got {type(data).__name__}; build "
                            "Data(edge_index=..., num_nodes=N) or use graphpriv.data.load")
     n = _num_nodes(data, where)
-    ei = _edge_index(data, n, where)
+    edgeless = allow_no_edges and _has_no_edges(data)
+    ei = None if edgeless else _edge_index(data, n, where)
     if needs_features or getattr(data, "x", None) is not None:  # present features are checked by every method
         _check_features(data, n, needs_features or IF_PRESENT, where, who)
     if needs_labels:
         _check_labels(data, n, needs_labels, where, who)
+    if edgeless:
+        return data
     notes = edge_normalisations(ei)
     named = isinstance(getattr(data, "name", None), str)
     if not notes and data.edge_index.dtype == torch.int64 and named:
@@ -192,3 +205,42 @@ def check_seed(seed: object) -> int:
         raise ConfigError(f"seed must be an integer in [0, {MAX_SEED}] (got {seed!r}); pass a smaller "
                           "non-negative seed")
     return int(seed)
+
+
+def check_node_pairs(pairs: object, num_nodes: int, *, name: str = "pairs", distinct: bool = False) -> np.ndarray:
+    """Node pairs given to a fitted estimator (``predict_proba``, ``score``, validation pairs).
+
+    Args:
+        pairs: ``[2, P]`` integer node ids, a torch tensor or a numpy array (or nested lists);
+            column j is the pair ``(pairs[0, j], pairs[1, j])``. num_nodes: N of the fitted graph.
+        name: the argument's name, for messages. distinct: refuse a pair of a node with itself
+            (a link joins two different nodes).
+
+    Returns:
+        ``[2, P]`` int64 numpy array (it may share memory with ``pairs``).
+
+    Raises:
+        DatasetError: not an integer array, a shape other than ``[2, P]``, an id outside
+            ``[0, num_nodes)``, or (``distinct``) a pair (u, u); one line naming ``name``.
+    """
+    if isinstance(pairs, torch.Tensor):
+        pairs = pairs.detach().cpu().numpy()
+    try:
+        arr = np.asarray(pairs)
+    except (TypeError, ValueError):
+        raise DatasetError(f"{name} must be a [2, P] integer array of node ids, got {type(pairs).__name__}") from None
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer) and not (arr.size == 0 and arr.ndim == 2):
+        raise DatasetError(f"{name} must hold integer node ids, got dtype {arr.dtype}; pass a LongTensor or an "
+                           "int64 array")
+    if arr.ndim != 2 or arr.shape[0] != 2:
+        raise DatasetError(f"{name} must have shape [2, P], got {list(arr.shape)}; stack the pairs as "
+                           "[sources, targets]")
+    arr = arr.astype(np.int64, copy=False)
+    if arr.size and (arr.min() < 0 or arr.max() >= num_nodes):
+        bad = int(arr.min()) if arr.min() < 0 else int(arr.max())
+        raise DatasetError(f"{name} has node id {bad} outside [0, {num_nodes}) (the fitted graph has {num_nodes} "
+                           "nodes); use the graph's node ids")
+    if distinct and arr.size and (same := np.flatnonzero(arr[0] == arr[1])).size:
+        raise DatasetError(f"{name} pairs a node with itself ({int(arr[0, same[0]])}, {int(arr[0, same[0]])}) at column "
+                           f"{int(same[0])}; a link joins two different nodes")
+    return arr

@@ -6,6 +6,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphpriv.errors import ConfigError, PrivacyError, describe_validation_error
+from graphpriv.evaluation import link
+from graphpriv.evaluation import node as node_protocol
+from graphpriv.evaluation import publishing as publishing_protocol
 from graphpriv.linkpred.subgraphs import Extractor
 from graphpriv.methods import (
     dpar,
@@ -20,6 +23,9 @@ from graphpriv.methods import (
 )
 from graphpriv.methods.base import MethodConfig, RunFn
 from graphpriv.privacy.accountant import MAX_EPSILON
+
+#: Method id -> :class:`~graphpriv.methods.dpar.DPARClassifier`'s ``appr`` (the audits read it here).
+DPAR_APPR = node_protocol.DPAR_APPR
 
 
 @dataclass(frozen=True)
@@ -43,20 +49,20 @@ class MethodSpec:
 
 
 _METHODS = [
-    MethodSpec("dplp-ps", dplp_subgraph.DPLPConfig, dplp_subgraph.run,
+    MethodSpec("dplp-ps", dplp_subgraph.DPLPConfig, link.run_dplp,
                {"extractor": Extractor.PATH, "private": True},
                "DPLP with path subgraphs: edge-level DP-SGD on a subgraph GCN (Ran et al.)", unit="edge"),
-    MethodSpec("dplp-ns", dplp_subgraph.DPLPConfig, dplp_subgraph.run,
+    MethodSpec("dplp-ns", dplp_subgraph.DPLPConfig, link.run_dplp,
                {"extractor": Extractor.NEIGHBOURHOOD, "private": True, "h": 1},
                "DPLP with h-hop neighbourhood subgraphs (Ran et al.)", unit="edge"),
-    MethodSpec("seal", dplp_subgraph.DPLPConfig, dplp_subgraph.run,
+    MethodSpec("seal", dplp_subgraph.SEALConfig, link.run_seal,
                {"extractor": Extractor.NEIGHBOURHOOD, "private": False, "project": False, "h": 1,
                 "optimizer": "adam", "lr": 0.001, "dropout": 0.5},
                "SEAL: the same subgraph GCN on 1-hop enclosing subgraphs, no DP (Zhang & Chen 2018)", unit="edge"),
-    MethodSpec("lapgraph-sgnn", lapgraph_sgnn.LapGraphConfig, lapgraph_sgnn.run,
+    MethodSpec("lapgraph-sgnn", lapgraph_sgnn.LapGraphConfig, link.run_lapgraph_sgnn,
                {"extractor": Extractor.NEIGHBOURHOOD, "h": 1, "optimizer": "adam", "lr": 0.001},
                "LapGraph-perturbed training graph (edge-level DP), then the non-private SGNN", unit="edge", pure_dp=True),
-    MethodSpec("cn", heuristic.CommonNeighboursConfig, heuristic.run, {},
+    MethodSpec("cn", heuristic.CommonNeighboursConfig, link.run_cn, {},
                "common neighbours on the training graph, no DP (the ceiling of k = 2 path models)"),
     MethodSpec("dplp-rank", dplp_rank.DPLPRankConfig, dplp_rank.run, {},
                "rank: DPLP, a trained monotone UMNN transform + Gumbel top-K (protected-pair DP; De & Chakrabarti)"),
@@ -75,32 +81,32 @@ _METHODS = [
                unit="node", publishes=True),
     MethodSpec("dpr", privdpr.PrivDPRConfig, privdpr.run, {"private": False},
                "synthesize: DPR, PrivDPR without noise (no DP)", unit="node", publishes=True),
-    MethodSpec("dpar-em0", dpar.DPARConfig, dpar.run, {},
+    MethodSpec("dpar-em0", dpar.DPARConfig, node_protocol.run_dpar, {},
                "classify: DPAR, DP-APPR rows by the exponential mechanism (1/K values) + DP-SGD (node-level DP)",
                unit="node"),
-    MethodSpec("dpar-em1", dpar.DPARConfig, dpar.run, {},
+    MethodSpec("dpar-em1", dpar.DPARConfig, node_protocol.run_dpar, {},
                "classify: DPAR, DP-APPR rows by the exponential mechanism with Laplace values + DP-SGD (node-level DP)",
                unit="node"),
-    MethodSpec("dpar-gm", dpar.DPARConfig, dpar.run, {},
+    MethodSpec("dpar-gm", dpar.DPARConfig, node_protocol.run_dpar, {},
                "classify: DPAR, DP-APPR rows by the Gaussian mechanism + DP-SGD (node-level DP)", unit="node"),
-    MethodSpec("dpar-nodp", dpar.DPARConfig, dpar.run, {"private": False, "node_rate": 1.0, "seeds": None},
+    MethodSpec("dpar-nodp", dpar.DPARConfig, node_protocol.run_dpar, {"private": False, "node_rate": 1.0, "seeds": None},
                "classify: DPAR's model on exact top-K APPR rows of every training node, no noise (no DP)", unit="node"),
-    MethodSpec("dp-mlp", mlp.MLPConfig, mlp.run, {},
+    MethodSpec("dp-mlp", mlp.MLPConfig, node_protocol.run_mlp, {},
                "classify: 2-layer MLP on node features alone, DP-SGD (node-level DP; DPAR's 'Features' baseline)",
                unit="node"),
-    MethodSpec("mlp", mlp.MLPConfig, mlp.run, {"private": False},
+    MethodSpec("mlp", mlp.MLPConfig, node_protocol.run_mlp, {"private": False},
                "classify: 2-layer MLP on node features alone, no DP", unit="node"),
-    MethodSpec("ppgsl", ppgsl.PPGSLConfig, ppgsl.run, {},
+    MethodSpec("ppgsl", ppgsl.PPGSLConfig, publishing_protocol.run_ppgsl, {},
                "publish: PPGSL, graph structure learned against a surrogate attacker (no DP; Wu et al.)",
                publishes=True),
-    MethodSpec("random-perturb", publishing.RandomPerturbConfig, publishing.run_random_perturb, {},
+    MethodSpec("random-perturb", publishing.RandomPerturbConfig, publishing_protocol.run_random_perturb, {},
                "publish: remove a fraction of edges, add as many random ones (no DP; PPGSL baseline)", publishes=True),
-    MethodSpec("dice", publishing.DiceConfig, publishing.run_dice, {},
+    MethodSpec("dice", publishing.DiceConfig, publishing_protocol.run_dice, {},
                "publish: delete edges at sensitive nodes, add edges elsewhere (no DP; PPGSL baseline)", publishes=True),
-    MethodSpec("edgerand", publishing.EdgeRandConfig, publishing.run_edgerand, {},
+    MethodSpec("edgerand", publishing.EdgeRandConfig, publishing_protocol.run_edgerand, {},
                "publish: randomized response on every adjacency bit (edge-level DP; LinkTeller)",
                unit="edge", pure_dp=True, publishes=True),
-    MethodSpec("lapgraph", publishing.LapGraphPublishConfig, publishing.run_lapgraph, {},
+    MethodSpec("lapgraph", publishing.LapGraphPublishConfig, publishing_protocol.run_lapgraph, {},
                "publish: Laplace adjacency, top noisy |E| kept (edge-level DP; LinkTeller)",
                unit="edge", pure_dp=True, publishes=True),
 ]

@@ -1,26 +1,30 @@
 """DPAR: node-level DP node classification with DP approximate personalized PageRank.
 
-Method ids ``dpar-em0``, ``dpar-em1``, ``dpar-gm`` (node-level (eps, delta)-DP, add/remove one
-node) and ``dpar-nodp`` (the same model without noise, clipping or node sampling). Source: Zhang,
-Ma, Xu, Lou, "Towards differentially private graph neural networks via personalized PageRank"
-(DPAR, WWW 2024), Algorithms 1-3; specs/dpar.md; docs/dpar.md.
+:class:`DPARClassifier`, the estimator; ``appr`` picks the variant: ``em0``, ``em1``, ``gm`` (the
+DP-APPR rows drawn by the exponential mechanism with 1/K values, with Laplace values, or by the
+Gaussian mechanism: node-level (eps, delta)-DP, the neighbouring graphs differing by one node added
+or removed with its features, label and edges) or ``exact`` (the exact top-K APPR rows, no noise,
+no DP). Source: Zhang, Ma, Xu, Lou, "Towards differentially private graph neural networks via
+personalized PageRank" (DPAR, WWW 2024), Algorithms 1-3.
 
-Flow of a run: inductive 80/20 node split, every edge between the parts removed
-(:func:`graphpriv.data.splits.node_split`); each training node kept with probability q'
-(``node_rate``); M seeds uniform from the sample; their APPR vectors on the sample's induced graph
-(:func:`graphpriv.propagation.appr.appr_ista`); DP-APPR rows (EM0, EM1 or GM,
+``fit`` on the training nodes of the graph it is given: each training node kept with probability
+q' (``node_rate``); M seeds uniform from the sample; their APPR vectors on the sample's induced
+graph (:func:`graphpriv.propagation.appr.appr_ista`); DP-APPR rows (EM0, EM1 or GM,
 :mod:`graphpriv.propagation.dp_appr`); Pi = those rows for the seeds, one-hot rows for the other
-sampled nodes, optionally at most ``max_rows`` rows per node, then the column l1 clip to r;
-DP-SGD over Pi's rows with per-row clipping and Poisson batches (the noise calibrated to the
-number m of rows a node reaches, see :mod:`graphpriv.privacy.dpar_accounting`); inference on the
-test-node graph with P propagation steps; metric: test accuracy (= micro-F1).
+sampled nodes, optionally at most ``max_rows`` rows per node, then the column l1 clip to r; DP-SGD
+over Pi's rows with per-row clipping and Poisson batches (the noise calibrated to the number m of
+rows a node reaches, see :mod:`graphpriv.privacy.dpar_accounting`). ``predict_proba`` on any graph
+with the fitted feature width (inductive): f_theta on every node, then P propagation steps over
+that graph's edges. The protocol that splits a graph, fits, and scores the test nodes (the method
+ids ``dpar-em0``, ``dpar-em1``, ``dpar-gm``, ``dpar-nodp``) is :mod:`graphpriv.evaluation.node`.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -29,11 +33,11 @@ import torch.nn.functional as F
 from pydantic import Field
 from torch_geometric.data import Data
 
-from graphpriv.data.graph import to_csr
-from graphpriv.data.splits import node_split
-from graphpriv.data.validation import check_data, check_seed
-from graphpriv.errors import DatasetError
-from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
+from graphpriv.data.graph import to_csr, undirected_pairs
+from graphpriv.data.validation import check_data
+from graphpriv.errors import ConfigError, DatasetError
+from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress
+from graphpriv.methods.estimator import Estimator
 from graphpriv.nn.decoupled import DecoupledModel, feature_mlp, padded_rows, propagate
 from graphpriv.privacy import dpar_accounting as acc
 from graphpriv.privacy.accountant import Ledger
@@ -53,14 +57,18 @@ from graphpriv.propagation.dp_appr import (
     rows_per_node,
 )
 
-__all__ = ["DPARConfig", "DPARFit", "evaluate", "fit_epsilon", "run", "steps_and_rate", "train_dpar", "train_rows"]
+__all__ = ["APPR_VARIANTS", "DPARClassifier", "DPARConfig", "DPARFit", "NodeClassifier", "check_appr", "fit_epsilon",
+           "steps_and_rate", "train_dpar", "train_rows"]
 
-Appr = Literal["em0", "em1", "gm", "exact"]
-_METHOD_APPR = {"dpar-em0": "em0", "dpar-em1": "em1", "dpar-gm": "gm", "dpar-nodp": "exact"}
+#: DPAR's variants: the DP-APPR mechanism of a private fit (``em0``, ``em1``, ``gm``), or ``exact``.
+APPR_VARIANTS: tuple[str, ...] = ("em0", "em1", "gm", "exact")
 
 
 class DPARConfig(MethodConfig):
-    """DPAR's hyperparameters (specs/dpar.md defaults; the authors' code for dropout and weight decay)."""
+    """DPAR's hyperparameters (the paper's defaults; the authors' code for dropout and weight decay).
+
+    The variant (``appr``) is not one of them: it is a :class:`DPARClassifier` argument, so the
+    config, and the config hash of every stored run, is the same for the four variants."""
 
     epsilon: float = Field(8.0, gt=0, description="node-level epsilon of the whole run (after q' sampling)")
     delta: float = Field(1e-4, gt=0, lt=1, description="below 1 / N up to 10,000 nodes (the paper's 2e-3 on Cora-ML "
@@ -89,36 +97,303 @@ class DPARConfig(MethodConfig):
     test_ratio: float = Field(0.2, gt=0, lt=1)
 
 
-def run(config: DPARConfig, data: Data, *, seed: int, method: str = "dpar-gm",
-        progress: Progress = no_progress) -> Result:
-    """One DPAR run.
+def check_appr(appr: object, *, private: bool | None = None) -> str:
+    """``appr`` when it names a DPAR variant that agrees with ``private``.
+
+    Args:
+        appr: ``"em0"``, ``"em1"``, ``"gm"`` (a DP-APPR mechanism) or ``"exact"`` (exact top-K
+            APPR rows: no mechanism, no DP). private: the config's ``private`` (``None``: not
+            checked).
 
     Returns:
-        :class:`Result` with ``accuracy`` (test nodes), ``epsilon_rigorous`` and ``epsilon_paper``
-        (the same noise under both analyses), the privacy report (phases ``dp-appr`` and
-        ``dp-sgd`` on the node sample, total after sampling; None for ``dpar-nodp``) and info on
-        the sample (sizes, m, noise).
+        ``appr``.
 
     Raises:
-        DatasetError: a graph without features or labels. ValueError / BudgetExceededError: settings
-            no noise can satisfy (e.g. delta / q' >= 1).
+        ConfigError: any other value (there is no fallback variant), or ``appr="exact"`` with
+            ``private=True`` (exact rows are not private; pass ``private=False``).
     """
-    data = check_data(data, needs_features=True, needs_labels=True, method=method)
-    seed = check_seed(seed)
-    timer = Timer()
-    rng = np.random.default_rng([seed, 97])
-    x = torch.as_tensor(data.x, dtype=torch.float32)
-    y = torch.as_tensor(data.y, dtype=torch.long)
-    with timer.phase("split"):
-        split = node_split(data, train_ratio=1 - config.test_ratio, seed=seed, inductive=True)
-        train = split.train_idx[y.numpy()[split.train_idx] >= 0]  # unlabelled nodes (label -1) left out
-    fit = train_dpar(config, x, y, train, split.train_edge_index, rng=rng, seed=seed, method=method,
-                     num_classes=int(y.max()) + 1, timer=timer, progress=progress)
-    with timer.phase("inference"):
-        accuracy = evaluate(fit.model, x, y, split, config)
-    return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
-                  config=config.model_dump(mode="json"), metrics={"accuracy": accuracy, **fit.metrics},
-                  privacy=fit.privacy, timings=timer.finish(), info=fit.info)
+    if not isinstance(appr, str) or appr not in APPR_VARIANTS:
+        raise ConfigError(f"appr must be one of {', '.join(APPR_VARIANTS)} (got {appr!r})")
+    if appr == "exact" and private:
+        raise ConfigError("appr='exact' trains on exact APPR rows, without differential privacy: pass "
+                          "private=False with it, or a DP-APPR variant (appr='em0', 'em1' or 'gm')")
+    return appr
+
+
+def _where(data: Data) -> str:
+    name = getattr(data, "name", None)
+    return f"{name}: " if isinstance(name, str) else ""
+
+
+def _check_graph(data: object, *, labels: bool, edges: bool, who: str) -> Data:
+    """``data`` checked by :func:`~graphpriv.data.validation.check_data` (features needed, labels
+    when ``labels``), except that a graph without edges (``edge_index`` of shape ``[2, 0]``, or
+    none when ``edges`` is False) is accepted: a node classifier can score isolated nodes.
+
+    Raises:
+        DatasetError: what ``check_data`` raises; a missing ``edge_index`` when ``edges``.
+    """
+    if edges and isinstance(data, Data) and getattr(data, "edge_index", None) is None:
+        raise DatasetError(f"{_where(data)}data.edge_index is missing: {who} propagates over the graph; set it to "
+                           "the [2, E] node ids of the edges (an empty [2, 0] long tensor for a graph without edges)")
+    return check_data(data, needs_features=True, needs_labels=labels, method=who, allow_no_edges=True)
+
+
+def _node_ids(nodes: object, num_nodes: int, *, name: str) -> np.ndarray:
+    """``nodes`` as ``[K]`` int64 ids in ``[0, num_nodes)`` (``None``: every node, in order).
+
+    Raises:
+        DatasetError: not a 1-D integer array (a tensor, a numpy array or a list), or an id outside
+            ``[0, num_nodes)``.
+    """
+    if nodes is None:
+        return np.arange(num_nodes)
+    if isinstance(nodes, torch.Tensor):
+        nodes = nodes.detach().cpu().numpy()
+    try:
+        arr = np.asarray(nodes)
+    except (TypeError, ValueError):
+        raise DatasetError(f"{name} must be a 1-D array of integer node ids, got {type(nodes).__name__}") from None
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer) and arr.size:
+        raise DatasetError(f"{name} must hold integer node ids, got dtype {arr.dtype}; pass a LongTensor or an "
+                           "int64 array (for a boolean mask: mask.nonzero().flatten())")
+    if arr.ndim != 1:
+        raise DatasetError(f"{name} must be a 1-D array of node ids, got shape {list(arr.shape)}")
+    arr = arr.astype(np.int64, copy=False)
+    if arr.size and (arr.min() < 0 or arr.max() >= num_nodes):
+        bad = int(arr.min()) if arr.min() < 0 else int(arr.max())
+        raise DatasetError(f"{name} has node id {bad} outside [0, {num_nodes}) (the graph has {num_nodes} nodes); "
+                           "use the graph's node ids")
+    return arr
+
+
+def _plain(value: Any) -> Any:
+    """JSON fallback for numpy scalars in ``info_``."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+class NodeClassifier(Estimator):
+    """Base of graphpriv's node classifiers (:class:`DPARClassifier`, the feature-only
+    :class:`~graphpriv.methods.mlp.MLPClassifier`): f_theta, a 2-layer MLP on node features,
+    then ``prop_steps`` personalized-PageRank propagation steps (teleport ``alpha``) over the graph
+    predicted on (none when ``prop_steps`` is 0). Prediction is inductive: any graph whose
+    features have the fitted width, including one ``fit`` never saw. Subclasses implement ``fit``
+    (ending with :meth:`_keep` and :meth:`_fitted`).
+
+    Attributes:
+        model_: the trained :class:`~graphpriv.nn.decoupled.DecoupledModel` (eval mode); its
+            ``mlp`` is f_theta. n_features_in_: F, the feature width fitted on. n_classes_: C.
+        info_: facts of the fit (sizes, noise; what a run's ``info`` holds). timings_: seconds per
+            phase of ``fit``. privacy_report_: see :class:`~graphpriv.methods.estimator.Estimator`.
+    """
+
+    def predict_proba(self, data: Data, nodes: object = None) -> torch.Tensor:
+        """Class probabilities of ``nodes`` of ``data`` (softmax of :meth:`predict`'s scores).
+
+        Args:
+            data: a ``Data`` with ``x [N, F]`` (F = ``n_features_in_``) and, when ``prop_steps`` >
+                0, ``edge_index [2, E]`` (``[2, 0]``: no edges); it need not be the graph fitted on.
+            nodes: ``[K]`` node ids of ``data`` (default: every node, in order).
+
+        Returns:
+            ``[K, C]`` float32, each row summing to 1.
+
+        Raises:
+            NotFittedError: before ``fit``. DatasetError: a malformed graph, another feature width,
+                a node id outside ``[0, N)``.
+        """
+        return torch.softmax(self._logits(data, nodes), dim=1)
+
+    def predict(self, data: Data, nodes: object = None) -> torch.Tensor:
+        """The most likely class of ``nodes`` of ``data`` (arguments and errors as
+        :meth:`predict_proba`).
+
+        Returns:
+            ``[K]`` int64 class ids in ``[0, C)``.
+        """
+        return self._logits(data, nodes).argmax(1)
+
+    def _logits(self, data: Data, nodes: object) -> torch.Tensor:
+        """``[K, C]`` scores: f_theta on the nodes' features, propagated over ``data``'s edges."""
+        self._check_fitted()
+        config = self._config
+        propagates = config.prop_steps > 0
+        data = _check_graph(data, labels=False, edges=propagates, who=type(self).__name__)
+        x = torch.as_tensor(data.x, dtype=torch.float32)
+        if x.shape[1] != self.n_features_in_:
+            raise DatasetError(f"{_where(data)}data.x has {x.shape[1]} features per node, but this "
+                               f"{type(self).__name__} was fitted on {self.n_features_in_}; pass a graph with the "
+                               "same features")
+        n = int(x.shape[0])
+        index = torch.from_numpy(_node_ids(nodes, n, name="nodes"))
+        with torch.no_grad():  # every node at once: a node's scores do not depend on ``nodes``
+            h = self.model_.mlp(x)
+            if propagates:
+                h = propagate(h, data.edge_index.long(), n, alpha=config.alpha, steps=config.prop_steps)
+            return h[index]
+
+    def _fit_inputs(self, data: Data, train_nodes: object, num_classes: int | None, *,
+                    edges: bool) -> tuple[Data, torch.Tensor, torch.Tensor, np.ndarray, int]:
+        """Check what ``fit`` was given.
+
+        Returns:
+            ``(checked data, x [N, F] float32, y [N] int64, train [T] sorted ids, C)``.
+
+        Raises:
+            DatasetError: a malformed graph, missing or unusable features or labels; training nodes
+                that are out of range, repeated (a node reaches training once) or unlabelled; or
+                ``num_classes`` not above every training label.
+        """
+        data = _check_graph(data, labels=True, edges=edges, who=type(self).__name__)
+        x = torch.as_tensor(data.x, dtype=torch.float32)
+        y = torch.as_tensor(data.y, dtype=torch.long)
+        if train_nodes is None:
+            train = np.flatnonzero(y.numpy() >= 0)
+        else:
+            ids = _node_ids(train_nodes, int(x.shape[0]), name="train_nodes")
+            train, counts = np.unique(ids, return_counts=True)
+            if (counts > 1).any():
+                raise DatasetError(f"train_nodes lists node {int(train[counts > 1][0])} more than once; each "
+                                   "training node is used once (the privacy unit is one node)")
+            unlabelled = train[y.numpy()[train] < 0]
+            if unlabelled.size:
+                raise DatasetError(f"train_nodes includes unlabelled node {int(unlabelled[0])} (label -1); pass "
+                                   "labelled nodes only")
+        if train.size == 0:
+            raise DatasetError(f"{_where(data)}no training node: train_nodes is empty")
+        top = int(y[torch.from_numpy(train)].max()) + 1
+        classes = int(y.max()) + 1 if num_classes is None else num_classes
+        if isinstance(classes, bool) or not isinstance(classes, (int, np.integer)) or classes < max(2, top):
+            raise DatasetError(f"num_classes must be an integer of at least {max(2, top)} (the training labels go up "
+                               f"to {top - 1}), got {num_classes!r}")
+        return data, x, y, train, int(classes)
+
+    def _keep(self, model: DecoupledModel, num_features: int, num_classes: int, info: dict, timer: Timer) -> None:
+        """Record the fitted state (before :meth:`_fitted`)."""
+        self.model_ = model
+        self.n_features_in_ = int(num_features)
+        self.n_classes_ = int(num_classes)
+        self.info_ = info
+        self.timings_ = dict(timer.timings)
+
+    def _get_state(self) -> dict[str, Any]:
+        return {"model": {k: v.detach().clone() for k, v in self.model_.state_dict().items()},
+                "n_features_in": self.n_features_in_, "n_classes": self.n_classes_,
+                "info": json.dumps(self.info_, default=_plain), "timings": json.dumps(self.timings_)}
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        model = DecoupledModel(feature_mlp(int(state["n_features_in"]), self._config.hidden,
+                                           int(state["n_classes"]), self._config.dropout))
+        try:
+            model.load_state_dict(state["model"])
+        except RuntimeError as exc:  # missing, unexpected or mis-shaped tensors
+            raise ValueError(str(exc).splitlines()[0]) from None
+        self.model_ = model.eval()
+        self.n_features_in_ = int(state["n_features_in"])
+        self.n_classes_ = int(state["n_classes"])
+        self.info_ = json.loads(state["info"])
+        self.timings_ = json.loads(state["timings"])
+
+
+class DPARClassifier(NodeClassifier):
+    """DPAR (Zhang, Ma, Xu, Lou, "Towards differentially private graph neural networks via
+    personalized PageRank", WWW 2024, Algorithms 1-3) as an estimator.
+
+    Privacy: with ``private=True`` and ``appr`` in ``em0``, ``em1``, ``gm``, ``fit`` is node-level
+    (eps, delta)-DP for the training graph it is given: neighbouring graphs differ by one node added
+    or removed with its features, label and edges; the q' node sample, the DP-APPR rows and DP-SGD
+    are composed, then amplified by the sample (``accounting="rigorous"``) or scaled as the paper
+    does (``"paper"``: not a guarantee; ``epsilons_`` gives the same noise under both). Everything
+    ``fit`` keeps (``model_``, ``info_``) is a function of that output; the q' sample and Pi are not
+    kept (the amplification needs the sample secret). ``private=False``: no noise, no clipping, no
+    mechanism: the rows are the exact top-K APPR rows whatever ``appr`` says.
+
+    Args:
+        appr: the variant: ``"em0"`` (exponential mechanism, values 1/K), ``"em1"`` (exponential
+            mechanism, Laplace values), ``"gm"`` (Gaussian mechanism; default) or ``"exact"``
+            (exact top-K APPR rows, no DP: it needs ``private=False``; the ``dpar-nodp`` preset
+            adds ``node_rate=1.0, seeds=None``). Not part of :class:`DPARConfig`, so the config of
+            the four variants is the same; ``get_params`` includes it.
+        random_state: seed of the q' sample, the seeds, the DP-APPR noise and DP-SGD.
+        **params: :class:`DPARConfig` fields (``epsilon``, ``delta``, ``node_rate``, ``k``, ...).
+
+    Attributes:
+        epsilons_: ``epsilon_rigorous``, ``epsilon_paper`` (the whole fit's noise under both
+            analyses), ``epsilon_appr``, ``epsilon_sgd`` (the two phases on the sample, in the
+            fit's mode); empty when not private. The others: see :class:`NodeClassifier`.
+
+    Raises:
+        ConfigError: an unknown hyperparameter, an invalid value, an unknown ``appr``, or
+            ``appr="exact"`` with ``private=True``.
+    """
+
+    config_cls = DPARConfig
+
+    def __init__(self, appr: str = "gm", random_state: int = 0, **params: Any) -> None:
+        super().__init__(random_state=random_state, **params)
+        self.appr = check_appr(appr, private=self._config.private)
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Every hyperparameter, ``appr`` and ``random_state`` (``type(self)(**get_params())`` is an
+        unfitted twin)."""
+        params = super().get_params(deep)
+        return {"random_state": params.pop("random_state"), "appr": self.appr, **params}
+
+    def set_params(self, **params: Any) -> DPARClassifier:
+        """Change hyperparameters or ``appr`` (validated as in the constructor); returns ``self``.
+
+        Raises:
+            ConfigError: as the constructor; nothing is changed then.
+        """
+        appr = params.pop("appr", self.appr)
+        before = (self._config, self.random_state)
+        super().set_params(**params)
+        try:
+            self.appr = check_appr(appr, private=self._config.private)
+        except ConfigError:
+            self._config, self.random_state = before
+            raise
+        return self
+
+    def fit(self, data: Data, train_nodes: object = None, *, num_classes: int | None = None,
+            progress: Progress = no_progress) -> DPARClassifier:
+        """Train on ``train_nodes`` of ``data`` and account the privacy spent.
+
+        Args:
+            data: a ``Data`` with ``x [N, F]``, ``y [N]`` (class ids, -1: unlabelled) and
+                ``edge_index [2, E]`` (``[2, 0]``: no edges); checked by
+                :func:`~graphpriv.data.validation.check_data`. Only the training nodes and the
+                edges among them are used.
+            train_nodes: ``[T]`` labelled node ids (default: every labelled node).
+            num_classes: C, the output width (default: the largest label of ``data.y`` + 1).
+            progress: called after every training step.
+
+        Returns:
+            ``self``, fitted.
+
+        Raises:
+            DatasetError: a graph without features, labels or ``edge_index``; bad training nodes;
+                the q' sample kept fewer than 2 nodes. ValueError / BudgetExceededError: settings
+                no noise can satisfy (e.g. delta / q' >= 1).
+        """
+        data, x, y, train, classes = self._fit_inputs(data, train_nodes, num_classes, edges=True)
+        timer = Timer()
+        rng = np.random.default_rng([self.random_state, 97])
+        pairs = undirected_pairs(data.edge_index) if data.edge_index.numel() else np.zeros((2, 0), dtype=np.int64)
+        fit = train_dpar(self._config, x, y, train, pairs, rng=rng, seed=self.random_state, appr=self.appr,
+                         num_classes=classes, timer=timer, progress=progress)
+        self.epsilons_ = dict(fit.metrics)
+        self._keep(fit.model, x.shape[1], classes, fit.info, timer)
+        return self._fitted(fit.privacy)
+
+    def _get_state(self) -> dict[str, Any]:
+        return {**super()._get_state(), "epsilons": json.dumps(self.epsilons_, default=_plain)}
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        super()._set_state(state)
+        self.epsilons_ = json.loads(state["epsilons"])
 
 
 @dataclass
@@ -149,23 +424,32 @@ class DPARFit:
 
 
 def train_dpar(config: DPARConfig, x: torch.Tensor, y: torch.Tensor, train: np.ndarray, edge_index: np.ndarray, *,
-               rng: np.random.Generator, seed: int, method: str = "dpar-gm", num_classes: int | None = None,
+               rng: np.random.Generator, seed: int, appr: str, num_classes: int | None = None,
                timer: Timer | None = None, progress: Progress = no_progress) -> DPARFit:
     """DPAR's private part on a given set of training nodes: the q' node sample, the seeds,
-    APPR, DP-APPR rows, Pi (row cap, column clip), DP-SGD with its accounting (what :func:`run`
-    does between the split and the inference; the node-level audit calls it with canary nodes added).
+    APPR, DP-APPR rows, Pi (row cap, column clip), DP-SGD with its accounting (Zhang et al., DPAR,
+    WWW 2024, Algorithms 1-3). :meth:`DPARClassifier.fit` runs it on its training nodes; the
+    node-level audit calls it with canary nodes added. Node-level (eps, delta)-DP (add/remove one
+    node) when ``config.private`` and ``appr`` is a DP-APPR variant; no DP otherwise.
 
     Args:
-        x: ``[N, F]`` features and y: ``[N]`` labels of every node. train: the labelled training
-            nodes (global ids). edge_index: ``[2, E]`` the training graph's edges (global ids; edges
-            with an end outside the sample are dropped). rng: the sample, seeds and DP-APPR noise.
-            seed: DP-SGD's. num_classes: C (default: max label + 1).
+        config: the hyperparameters. x: ``[N, F]`` features and y: ``[N]`` labels of every node.
+            train: ``[T]`` the labelled training nodes (ids into x). edge_index: ``[2, E]`` the
+            training graph's edges (either or both directions; edges with an end outside the sample
+            are dropped). rng: the sample, seeds and DP-APPR noise. seed: DP-SGD's. appr: ``em0``,
+            ``em1``, ``gm`` or ``exact`` (exact rows; also the rows of any non-private fit).
+            num_classes: C (default: max label + 1). timer: phases ``split``, ``appr``,
+            ``training`` are added to it. progress: called after every DP-SGD step.
+
+    Returns:
+        The :class:`DPARFit`.
 
     Raises:
-        DatasetError: the q' sample kept fewer than 2 nodes.
+        ConfigError: ``appr`` is not a DPAR variant. DatasetError: the q' sample kept fewer than 2
+            nodes. ValueError / BudgetExceededError: settings no noise can satisfy.
     """
     timer = timer or Timer()
-    appr_kind = _METHOD_APPR.get(method, "gm")
+    appr_kind = check_appr(appr)
     private = config.private and appr_kind != "exact"
     num_classes = int(y.max()) + 1 if num_classes is None else num_classes
     with timer.phase("split"):
@@ -330,24 +614,6 @@ def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_class
                 if step >= steps:
                     break
     return model.eval()
-
-
-def evaluate(model: DecoupledModel, x: torch.Tensor, y: torch.Tensor, split, config) -> float:
-    """Test accuracy over the labelled test nodes: f_theta on the test nodes' features,
-    ``config.prop_steps`` propagation steps on the test-node graph (the inductive split's edges
-    inside the test part)."""
-    test = split.test_idx
-    local = np.full(int(x.shape[0]), -1)
-    local[test] = np.arange(test.size)
-    pairs = local[split.test_edge_index]
-    pairs = pairs[:, (pairs >= 0).all(0)]
-    edge_index = torch.from_numpy(np.concatenate([pairs, pairs[::-1]], axis=1)).long()
-    with torch.no_grad():
-        h = model.mlp(x[test])
-        if config.prop_steps:
-            h = propagate(h, edge_index, test.size, alpha=config.alpha, steps=config.prop_steps)
-    labelled = y[test] >= 0  # unlabelled test nodes (label -1) take part in propagation, not in the score
-    return float((h.argmax(1) == y[test])[labelled].float().mean())
 
 
 def _report(config: DPARConfig, budget, appr_info: dict, noise, ledger: Ledger, *, rate: float, steps: int,

@@ -1,22 +1,32 @@
 """DPLP-subgraph: edge-level DP link prediction with subgraph GNNs, and the SEAL baseline.
 
 Source: Ran, Ye, Hu, Huang, Xu, Fu, "Differentially private graph neural networks for link
-prediction" (papers/000), Algorithms 1-2, Lemma 2, Theorems 1-2; specs/dplp-subgraph.md.
-Method ids: ``dplp-ps`` (path subgraphs), ``dplp-ns`` (neighbourhood subgraphs), ``seal``
-(non-private, neighbourhood subgraphs of the unprojected training graph).
+prediction", Algorithms 1-2 (training examples, DP-SGD), Lemma 2 and Theorem 1 (dependency
+bounds), Theorem 2 (accounting), Sec. VII-A (protocol and defaults); SEAL: Zhang & Chen, "Link
+prediction based on graph neural networks" (NeurIPS 2018).
 
-Privacy: edge-level (add or remove one edge of the training graph). The released artefact is the
-trained model. One edge change alters at most M training subgraphs (+1: its own example), so each
-DP-SGD step is analysed with the hypergeometric multi-term bound (``rigorous``) or the paper's
-effective-rate bound (``paper``). Held-out validation/test edges are evaluation data outside the
-training graph; selecting the epoch by validation AUC follows the paper's protocol.
+Estimators: :class:`DPLPLinkPredictor` (method ids ``dplp-ps``: path subgraphs, ``dplp-ns``:
+neighbourhood subgraphs) and :class:`SEALLinkPredictor` (``seal``: the same model, non-private, on
+1-hop enclosing subgraphs of the unprojected training graph). The split, the test AUC and the
+:class:`~graphpriv.methods.base.Result` are the link-prediction protocol's
+(:mod:`graphpriv.evaluation.link`).
+
+Privacy: edge level, add-or-remove one edge of the training graph given to ``fit``. The released
+artefact is the trained model ``model_``. One edge change alters at most M training subgraphs (+1:
+its own example), so each DP-SGD step is analysed with the hypergeometric multi-term bound
+(``rigorous``) or the paper's effective-rate bound (``paper``). Validation pairs given to ``fit``
+are held-out evaluation data outside the training graph; selecting the epoch by their AUC follows
+the paper's protocol. Predictions extract each pair's subgraph from ``graph_`` (the training
+graph itself), which the guarantee does not cover: the model is private, the graph it is applied
+to is the data owner's.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import math
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import torch
@@ -25,10 +35,9 @@ from pydantic import Field
 from sklearn.metrics import roc_auc_score
 from torch_geometric.data import Data
 
-from graphpriv.data.graph import to_csr
-from graphpriv.data.splits import LinkSplit, link_split
-from graphpriv.data.validation import check_data, check_seed
-from graphpriv.errors import ConfigError
+from graphpriv.data.graph import to_csr, undirected_pairs
+from graphpriv.data.validation import check_data, check_node_pairs
+from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.linkpred.dependency import check_dependency_bound
 from graphpriv.linkpred.drnl import max_drnl_label
 from graphpriv.linkpred.examples import training_links
@@ -39,8 +48,9 @@ from graphpriv.linkpred.subgraphs import (
     collate_dense,
     extract_subgraphs,
 )
-from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
+from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress
 from graphpriv.methods.dplp_selection import select_k_theta
+from graphpriv.methods.estimator import Estimator
 from graphpriv.nn.subgraph_gnn import Backbone, SubgraphGNN, bce_loss, predict
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.calibration import calibrate_noise_multiplier
@@ -54,9 +64,18 @@ from graphpriv.privacy.sensitivity import (
 )
 from graphpriv.privacy.units import Accounting, PrivacyUnit
 
+__all__ = ["DPLPConfig", "DPLPLinkPredictor", "SEALConfig", "SEALLinkPredictor", "calibrate_training_noise",
+           "check_group_fits", "dependency_bound", "label_cap", "make_optimizer", "training_steps"]
+
 
 class DPLPConfig(MethodConfig):
-    """Hyperparameters of DPLP-PS / DPLP-NS / SEAL (defaults: the paper's, Sec. VII-A)."""
+    """Hyperparameters of DPLP-PS / DPLP-NS / SEAL (defaults: the paper's, Sec. VII-A).
+
+    ``val_ratio`` and ``test_ratio`` are the link-prediction protocol's split
+    (:func:`graphpriv.evaluation.link.run_dplp`); the estimator's ``fit`` takes the training graph
+    and validation pairs as given and does not read them. ``eval_batch_size`` is the batch size of
+    validation and prediction (speed only).
+    """
 
     epsilon: float = Field(4.0, gt=0, description="target epsilon (edge-level)")
     delta: float = Field(1e-5, gt=0, lt=1)
@@ -81,10 +100,21 @@ class DPLPConfig(MethodConfig):
     hidden: int = Field(32, ge=1)
     dropout: float = Field(0.5, ge=0, lt=1)
     accounting: Accounting = Accounting.RIGOROUS
-    val_ratio: float = Field(0.05, ge=0, lt=1)
-    test_ratio: float = Field(0.10, gt=0, lt=1)
+    val_ratio: float = Field(0.05, ge=0, lt=1, description="protocol: share of edges held out for validation")
+    test_ratio: float = Field(0.10, gt=0, lt=1, description="protocol: share of edges held out for testing")
     eval_batch_size: int = Field(256, ge=1)
     buckets: int = Field(4, ge=1, description="size buckets per DP-SGD batch (speed only)")
+
+
+class SEALConfig(DPLPConfig):
+    """SEAL's defaults (Zhang & Chen 2018, as the DPLP paper runs it, Sec. VII-A): 1-hop enclosing
+    subgraphs of the unprojected training graph, no noise, Adam at lr 0.001, dropout 0.5."""
+
+    private: bool = False
+    extractor: Extractor = Extractor.NEIGHBOURHOOD
+    project: bool = False
+    optimizer: str = Field("adam", pattern="^(sgd|adam)$")
+    lr: float = Field(0.001, gt=0)
 
 
 def dependency_bound(config: DPLPConfig) -> int:
@@ -103,20 +133,14 @@ def label_cap(config: DPLPConfig) -> int:
     return max_drnl_label(config.k if config.extractor is Extractor.PATH else 4 * config.h)
 
 
-def _auc(model: SubgraphGNN, subgraphs: SubgraphSet, config: DPLPConfig, cap: int) -> float:
+def _scores(model: SubgraphGNN, subgraphs: SubgraphSet, config: DPLPConfig, cap: int) -> torch.Tensor:
+    """Sigmoid scores ``[L]`` of every subgraph, ``config.eval_batch_size`` at a time."""
     chunks = np.array_split(np.arange(len(subgraphs)), max(1, math.ceil(len(subgraphs) / config.eval_batch_size)))
-    scores = predict(model, (collate_dense(subgraphs, c, max_label=cap)[0] for c in chunks))
-    return float(roc_auc_score(subgraphs.labels, scores.numpy()))
+    return predict(model, (collate_dense(subgraphs, c, max_label=cap)[0] for c in chunks))
 
 
-def _eval_sets(split: LinkSplit, config: DPLPConfig, graph_pairs: np.ndarray) -> dict[str, SubgraphSet]:
-    adj = to_csr(graph_pairs, split.num_nodes)
-    out = {}
-    for name, pos, neg in (("val", split.val_pos, split.val_neg), ("test", split.test_pos, split.test_neg)):
-        links = np.concatenate([pos, neg], axis=1)
-        labels = np.concatenate([np.ones(pos.shape[1]), np.zeros(neg.shape[1])])
-        out[name] = extract_subgraphs(adj, links, labels, extractor=config.extractor, k=config.k, h=config.h)
-    return out
+def _auc(model: SubgraphGNN, subgraphs: SubgraphSet, config: DPLPConfig, cap: int) -> float:
+    return float(roc_auc_score(subgraphs.labels, _scores(model, subgraphs, config, cap).numpy()))
 
 
 def make_optimizer(model: torch.nn.Module, config: DPLPConfig) -> torch.optim.Optimizer:
@@ -185,39 +209,41 @@ def _group_of(config: DPLPConfig) -> int:
 
 
 class _Selector:
-    """Keeps the parameters of the epoch with the best validation AUC."""
+    """Keeps the parameters of the epoch with the best validation AUC (first best on ties); without
+    a validation set, the last epoch."""
 
-    def __init__(self, model: torch.nn.Module) -> None:
-        self.model, self.best_auc, self.best_epoch = model, -1.0, 0
-        self.state = copy.deepcopy(model.state_dict())
+    def __init__(self, model: torch.nn.Module, validate) -> None:
+        self.model, self.validate, self.best_auc, self.best_epoch = model, validate, None, 0
+        self.state = copy.deepcopy(model.state_dict()) if validate is not None else None
 
-    def update(self, epoch: int, val_auc: float) -> None:
-        if val_auc > self.best_auc:
+    def end_epoch(self, epoch: int) -> dict[str, float]:
+        """Record the end of ``epoch``; returns the progress fields (``val_auc``: the best so far)."""
+        if self.validate is None:
+            self.best_epoch = epoch
+            return {}
+        val_auc = self.validate()
+        if self.best_auc is None or val_auc > self.best_auc:
             self.best_auc, self.best_epoch = val_auc, epoch
             self.state = copy.deepcopy(self.model.state_dict())
+        return {"val_auc": self.best_auc}
 
 
-def _train_private(model, train_set, config, cap, sampler, engine_args, val_set, steps, per_epoch,
-                   progress: Progress) -> _Selector:
+def _train_private(model, train_set, config, cap, sampler, engine_args, selector: _Selector, steps, per_epoch,
+                   progress: Progress) -> None:
     engine = DPSGD(model, make_optimizer(model, config), sampler, loss_fn=bce_loss,
                    collate=lambda idx: collate_dense(train_set, idx, max_label=cap),
                    sizes=torch.from_numpy(train_set.num_nodes_per_subgraph), buckets=config.buckets,
                    **engine_args)
-    selector = _Selector(model)
     for step in range(1, steps + 1):
         model.train()
         loss = engine.step()
         if step % per_epoch == 0 or step == steps:
-            epoch = math.ceil(step / per_epoch)
-            selector.update(epoch, _auc(model, val_set, config, cap))
-            progress(step, steps, loss=loss, val_auc=selector.best_auc)
-    return selector
+            progress(step, steps, loss=loss, **selector.end_epoch(math.ceil(step / per_epoch)))
 
 
-def _train_nonprivate(model, train_set, config, cap, generator, val_set, per_epoch,
-                      progress: Progress) -> _Selector:
+def _train_nonprivate(model, train_set, config, cap, generator, selector: _Selector, per_epoch,
+                      progress: Progress) -> None:
     optimizer = make_optimizer(model, config)
-    selector = _Selector(model)
     steps, done = per_epoch * config.epochs, 0
     for epoch in range(1, config.epochs + 1):
         order = torch.randperm(len(train_set), generator=generator)
@@ -229,24 +255,16 @@ def _train_nonprivate(model, train_set, config, cap, generator, val_set, per_epo
             loss.backward()
             optimizer.step()
             done += 1
-        selector.update(epoch, _auc(model, val_set, config, cap))
-        progress(done, steps, loss=float(loss.detach()), val_auc=selector.best_auc)
-    return selector
+        progress(done, steps, loss=float(loss.detach()), **selector.end_epoch(epoch))
 
 
-def _training_graph(config: DPLPConfig, split: LinkSplit, rng: np.random.Generator) -> np.ndarray:
-    if not config.project:
-        return split.train_edge_index
-    return project_degree(split.train_edge_index, split.num_nodes, theta=config.theta, rng=rng)
-
-
-def _select(config: DPLPConfig, split: LinkSplit, ledger: Ledger, generator: torch.Generator):
+def _select(config: DPLPConfig, pairs: np.ndarray, num_nodes: int, ledger: Ledger, generator: torch.Generator):
     """Resolve ``auto`` k / theta privately; returns (resolved config, selection event, info)."""
     if not config.private or config.extractor is not Extractor.PATH:
         raise ConfigError("k=auto / theta=auto is private selection for path subgraphs (dplp-ps) only")
     frac = config.selection_fraction
     selection = select_k_theta(
-        split.train_edge_index, split.num_nodes,
+        pairs, num_nodes,
         k_candidates=config.k_candidates if config.k == "auto" else (config.k,),
         theta_candidates=config.theta_candidates if config.theta == "auto" else (config.theta,),
         epsilon_selection=frac * config.epsilon, epsilon_train=(1 - frac) * config.epsilon,
@@ -258,106 +276,274 @@ def _select(config: DPLPConfig, split: LinkSplit, ledger: Ledger, generator: tor
     return config.model_copy(update={"k": selection.k, "theta": selection.theta}), selection.event, info
 
 
-def run(config: DPLPConfig, data: Data, *, seed: int, method: str = "dplp-ps",
-        progress: Progress = no_progress) -> Result:
-    """Train a subgraph GNN link predictor (privately when ``config.private``) and test it.
+def _build_model(config: DPLPConfig) -> SubgraphGNN:
+    """The subgraph GNN of ``config`` (draws its initial weights from torch's global generator)."""
+    return SubgraphGNN(label_cap(config) + 1, backbone=config.backbone, hidden=config.hidden, dropout=config.dropout,
+                       num_layers=config.k if config.extractor is Extractor.PATH else config.h,
+                       sort_k=config.sort_k)
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars as Python numbers (for JSON)."""
+    return value.item() if isinstance(value, np.generic) else str(value)
+
+
+class DPLPLinkPredictor(Estimator):
+    """DPLP: a subgraph GNN link predictor trained with edge-level DP-SGD (or without noise).
+
+    ``fit`` takes the training graph and optional held-out validation pairs and runs the paper's
+    training (Algorithms 1-2): private (k, theta) selection when ``k`` or ``theta`` is ``"auto"``
+    (path subgraphs only, ``selection_fraction`` of epsilon), degree projection to theta
+    (``project``), training links with lambda negatives per positive, noise calibration to
+    (epsilon, delta), subgraph extraction with the run-time check of the dependency bound M,
+    DP-SGD (``private``) or plain minibatch training, and the choice of the epoch with the best
+    validation AUC (the last epoch without validation pairs).
+
+    Privacy (``private=True``): (epsilon, delta)-DP at edge level, neighbouring training graphs
+    differing by adding or removing one edge; the released artefact is ``model_``. ``graph_`` (the
+    training graph predictions are extracted from) is not covered. ``private=False`` spends nothing
+    (``privacy_report_`` is ``None``).
 
     Args:
-        config: Hyperparameters (``k``/``theta`` may be ``"auto"``: private selection with
-            ``selection_fraction`` of epsilon). data: Cleaned graph. seed: Seeds the split (shared
-            by all methods for a seed), projection, negatives, initialisation, batches and noise.
-        method: Method id recorded in the result. progress: Training progress callback.
+        random_state: seed of every draw of ``fit``: the selection (torch generator
+            ``1000 s + 7``), the projection and the negatives (numpy ``default_rng([s, 1])``), the
+            initial weights (``torch.manual_seed(s)``), the batches and the noise (torch generators
+            ``1000 s + 1`` and ``1000 s + 2``).
+        **params: the fields of :class:`DPLPConfig`.
 
-    Returns:
-        :class:`Result` with ``test_auc``, ``val_auc``, the privacy report (private runs: phases
-        ``selection`` when used, and ``training``) and info (M, group size, empirical max |LSN|,
-        noise multiplier, sizes).
+    Attributes:
+        model_: the trained :class:`~graphpriv.nn.subgraph_gnn.SubgraphGNN` (best epoch loaded).
+        graph_: ``[2, E]`` LongTensor, the training graph's undirected edges (u < v) that
+            prediction subgraphs are extracted from. num_nodes_: N of the training graph.
+        k_, theta_: k and theta after ``"auto"`` selection. best_epoch_: the epoch kept (1-based).
+        val_auc_: its validation AUC (``None`` without validation pairs).
+        info_: facts of the run (dependency bound M, group size, empirical max |LSN|, noise
+            multiplier and std, example and edge counts, steps, selection results, best epoch).
+        ledger_: the :class:`~graphpriv.privacy.accountant.Ledger` of the run (``None`` after
+            :meth:`load`). timings_: seconds per phase of ``fit``.
+        privacy_report_: phases ``selection`` (when used) and ``training``; ``None`` when non-private.
 
     Raises:
-        ConfigError: batch larger than the training set, auto without privacy.
-        BudgetExceededError: epsilon too small for the number of steps.
-        SensitivityError: empirical dependency above the bound.
+        ConfigError: an unknown hyperparameter or an invalid value (at construction).
     """
-    data = check_data(data, method=method)
-    seed = check_seed(seed)
-    timer = Timer()
-    with timer.phase("split"):
-        split = link_split(data, val_ratio=config.val_ratio, test_ratio=config.test_ratio, seed=seed)
-    ledger = Ledger(PrivacyUnit.EDGE, delta=config.delta, accounting=config.accounting)
-    spent, info = None, {}
-    if config.k == "auto" or config.theta == "auto":
-        with timer.phase("selection"):
-            config, spent, info = _select(config, split, ledger, torch.Generator().manual_seed(seed * 1000 + 7))
-    rng = np.random.default_rng([seed, 1])
-    with timer.phase("projection"):
-        pairs = _training_graph(config, split, rng)
-    return fit_and_evaluate(config, split, pairs, split.train_edge_index, seed=seed, method=method,
-                            ledger=ledger, spent=spent, info=info, timer=timer, progress=progress,
-                            rng=rng, dataset=str(data.name))
 
+    config_cls = DPLPConfig
 
-def fit_and_evaluate(config: DPLPConfig, split: LinkSplit, pairs: np.ndarray, eval_pairs: np.ndarray, *,
-                     seed: int, method: str, ledger: Ledger, spent: dp_event.DpEvent | None, info: dict,
-                     timer: Timer, progress: Progress, rng: np.random.Generator, dataset: str) -> Result:
-    """Build training examples on ``pairs``, train, select the epoch on validation, test.
+    # -- fit ----------------------------------------------------------------------------------------
 
-    Args:
-        pairs: Training graph ``[2, E]`` (projected for DPLP). eval_pairs: Graph the val/test
-            subgraphs are extracted from (the training graph, or a released perturbed graph).
-        ledger / spent: budget already spent (selection, perturbation) that training composes with.
-    """
-    cap_theta = config.theta if config.project else split.num_nodes  # the negative cap needs the projection
-    links, labels = training_links(pairs, split.num_nodes, lam=config.lam, theta=cap_theta, rng=rng)
-    num_examples = links.shape[1]
-    if config.batch_size > num_examples:
-        raise ConfigError(f"batch_size={config.batch_size} exceeds the {num_examples} training "
-                          "examples; lower the batch size")
-    per_epoch, steps = training_steps(config, num_examples)
-    gens = [torch.Generator().manual_seed(seed * 1000 + i) for i in range(3)]
-    info.update({"train_edges": int(split.train_edge_index.shape[1]), "projected_edges": int(pairs.shape[1]),
-                 "num_train_examples": num_examples, "steps": steps, "epochs": config.epochs})
-    if config.private:
-        bound = dependency_bound(config)
-        k_group = _group_of(config)
-        check_group_fits(config, k_group, num_examples)
-        sampler = WithoutReplacementSampler(num_examples, config.batch_size, generator=gens[1])
-        with timer.phase("calibration"):
-            z = calibrate_training_noise(config, sampler, k_group, steps, spent=spent)
-        engine_args = {"noise_multiplier": z, "max_grad_norm": config.max_grad_norm, "group_size": k_group,
-                       "ledger": ledger, "generator": gens[2], "accounting": config.accounting}
-        info.update(dependency_bound_M=bound, group_size=k_group, noise_multiplier=z,
-                    noise_std=z * sampler.sensitivity(config.max_grad_norm, k_group))
-    cap = label_cap(config)
-    with timer.phase("extraction"):
-        train_set = extract_subgraphs(to_csr(pairs, split.num_nodes), links, labels,
+    def fit(self, data: Data, val_pos: Any = None, val_neg: Any = None,
+            progress: Progress = no_progress) -> DPLPLinkPredictor:
+        """Train on the training graph ``data``; select the epoch on ``val_pos`` / ``val_neg``.
+
+        Args:
+            data: the training graph (PyG ``Data``: ``edge_index [2, 2E]``, ``num_nodes`` N;
+                features, if any, are checked but not used: the model sees structure only).
+            val_pos, val_neg: optional held-out validation pairs, ``[2, P]`` and ``[2, Q]``
+                integer node ids (LongTensor or numpy), not edges of ``data``; both or neither.
+            progress: called ``progress(step, total_steps, loss=..., val_auc=...)`` once per epoch.
+
+        Returns:
+            ``self``, fitted.
+
+        Raises:
+            DatasetError: malformed ``data`` (no edges, ids out of range, non-finite features) or
+                validation pairs (shape, ids, empty). ConfigError: one of the validation sets
+                without the other; batch larger than the training set; ``auto`` without privacy or
+                with neighbourhood subgraphs; a dependency group larger than the training set.
+            BudgetExceededError: epsilon too small for the number of steps.
+            SensitivityError: an empirical dependency above the bound M.
+        """
+        data = check_data(data, method=type(self).__name__)
+        pairs, num_nodes = undirected_pairs(data.edge_index), int(data.num_nodes)
+        val = _validation_pairs(val_pos, val_neg, num_nodes)
+        config, seed, timer = self._config, self.random_state, Timer()
+        ledger = Ledger(PrivacyUnit.EDGE, delta=config.delta, accounting=config.accounting)
+        spent, info = None, {}
+        if config.k == "auto" or config.theta == "auto":
+            with timer.phase("selection"):
+                config, spent, info = _select(config, pairs, num_nodes, ledger,
+                                              torch.Generator().manual_seed(seed * 1000 + 7))
+        rng = np.random.default_rng([seed, 1])
+        with timer.phase("projection"):
+            train = project_degree(pairs, num_nodes, theta=config.theta, rng=rng) if config.project else pairs
+        return self._train(config, train, pairs, num_nodes, train_edges=int(pairs.shape[1]), ledger=ledger,
+                           spent=spent, info=info, rng=rng, val=val, timer=timer, progress=progress)
+
+    def _train(self, config: DPLPConfig, pairs: np.ndarray, graph: np.ndarray, num_nodes: int, *,
+               train_edges: int, ledger: Ledger, spent: dp_event.DpEvent | None, info: dict,
+               rng: np.random.Generator, val: tuple[np.ndarray, np.ndarray] | None, timer: Timer,
+               progress: Progress) -> DPLPLinkPredictor:
+        """Build training examples on ``pairs``, train, keep the selected epoch; set the fitted state.
+
+        Args:
+            config: the resolved settings. pairs: ``[2, E']`` training graph of the examples
+                (projected for DPLP). graph: ``[2, E'']`` graph validation and prediction subgraphs
+                are extracted from. train_edges: recorded in ``info``. ledger / spent: budget
+                already spent (selection, perturbation) that training composes with.
+            rng: continues the projection's generator (negatives). val: validation pairs or None.
+        """
+        seed = self.random_state
+        cap_theta = config.theta if config.project else num_nodes  # the negative cap needs the projection
+        links, labels = training_links(pairs, num_nodes, lam=config.lam, theta=cap_theta, rng=rng)
+        num_examples = links.shape[1]
+        if config.batch_size > num_examples:
+            raise ConfigError(f"batch_size={config.batch_size} exceeds the {num_examples} training "
+                              "examples; lower the batch size")
+        per_epoch, steps = training_steps(config, num_examples)
+        gens = [torch.Generator().manual_seed(seed * 1000 + i) for i in range(3)]
+        info.update({"train_edges": train_edges, "projected_edges": int(pairs.shape[1]),
+                     "num_train_examples": num_examples, "steps": steps, "epochs": config.epochs})
+        if config.private:
+            bound = dependency_bound(config)
+            k_group = _group_of(config)
+            check_group_fits(config, k_group, num_examples)
+            sampler = WithoutReplacementSampler(num_examples, config.batch_size, generator=gens[1])
+            with timer.phase("calibration"):
+                z = calibrate_training_noise(config, sampler, k_group, steps, spent=spent)
+            engine_args = {"noise_multiplier": z, "max_grad_norm": config.max_grad_norm, "group_size": k_group,
+                           "ledger": ledger, "generator": gens[2], "accounting": config.accounting}
+            info.update(dependency_bound_M=bound, group_size=k_group, noise_multiplier=z,
+                        noise_std=z * sampler.sensitivity(config.max_grad_norm, k_group))
+        cap = label_cap(config)
+        adj = to_csr(graph, num_nodes)
+        with timer.phase("extraction"):
+            train_set = extract_subgraphs(to_csr(pairs, num_nodes), links, labels,
+                                          extractor=config.extractor, k=config.k, h=config.h)
+            if config.private:
+                info["empirical_max_lsn"] = check_dependency_bound(train_set, num_nodes, bound)
+            val_set = None
+            if val is not None:
+                val_set = extract_subgraphs(adj, np.concatenate(val, axis=1),
+                                            np.concatenate([np.ones(val[0].shape[1]), np.zeros(val[1].shape[1])]),
+                                            extractor=config.extractor, k=config.k, h=config.h)
+        info["max_subgraph_nodes"] = int(train_set.num_nodes_per_subgraph.max())
+        torch.manual_seed(seed)
+        model = _build_model(config)
+        selector = _Selector(model, None if val_set is None else lambda: _auc(model, val_set, config, cap))
+        with timer.phase("training"):
+            if config.private:
+                _train_private(model, train_set, config, cap, sampler, engine_args, selector, steps, per_epoch,
+                               progress)
+            else:
+                _train_nonprivate(model, train_set, config, cap, gens[1], selector, per_epoch, progress)
+            if selector.state is not None:
+                model.load_state_dict(selector.state)
+        model.eval()
+        info["best_epoch"] = selector.best_epoch
+        spent_any = config.private or bool(ledger.phases)
+        report = (ledger.report(target_epsilon=config.epsilon, notes=_notes(config, validated=val is not None))
+                  if spent_any else None)
+        self.model_, self.graph_, self.num_nodes_ = model, torch.from_numpy(np.ascontiguousarray(graph)), num_nodes
+        self.k_, self.theta_ = config.k, config.theta
+        self.best_epoch_, self.val_auc_ = selector.best_epoch, selector.best_auc
+        self.info_, self.ledger_, self.timings_ = info, ledger, dict(timer.timings)
+        self._fit_config, self._adj = config, adj
+        return self._fitted(report)
+
+    # -- predict ------------------------------------------------------------------------------------
+
+    def predict_proba(self, pairs: Any) -> torch.Tensor:
+        """Link probabilities of node pairs of the fitted graph.
+
+        Each pair's subgraph (path or h-hop, as fitted) is extracted from ``graph_`` without the
+        pair's own edge, DRNL-labelled and scored by ``model_``.
+
+        Args:
+            pairs: ``[2, P]`` integer node ids in ``[0, num_nodes_)`` (LongTensor or numpy), u != v.
+
+        Returns:
+            ``[P]`` float32 tensor of sigmoid scores in [0, 1].
+
+        Raises:
+            NotFittedError: before ``fit``. DatasetError: a shape other than ``[2, P]``, a
+                non-integer array, an id out of range or a pair (u, u).
+        """
+        self._check_fitted()
+        pairs = check_node_pairs(pairs, self.num_nodes_, name="pairs", distinct=True)
+        if pairs.shape[1] == 0:
+            return torch.empty(0)
+        config = self._fit_config
+        subgraphs = extract_subgraphs(self._adjacency(), pairs, np.zeros(pairs.shape[1]),
                                       extractor=config.extractor, k=config.k, h=config.h)
-        if config.private:
-            info["empirical_max_lsn"] = check_dependency_bound(train_set, split.num_nodes, bound)
-        eval_sets = _eval_sets(split, config, eval_pairs)
-    info["max_subgraph_nodes"] = int(train_set.num_nodes_per_subgraph.max())
-    torch.manual_seed(seed)
-    model = SubgraphGNN(cap + 1, backbone=config.backbone, hidden=config.hidden, dropout=config.dropout,
-                        num_layers=config.k if config.extractor is Extractor.PATH else config.h,
-                        sort_k=config.sort_k)
-    with timer.phase("training"):
-        if config.private:
-            selector = _train_private(model, train_set, config, cap, sampler, engine_args,
-                                      eval_sets["val"], steps, per_epoch, progress)
-        else:
-            selector = _train_nonprivate(model, train_set, config, cap, gens[1], eval_sets["val"],
-                                         per_epoch, progress)
-    with timer.phase("evaluation"):
-        model.load_state_dict(selector.state)
-        test_auc = _auc(model, eval_sets["test"], config, cap)
-    info["best_epoch"] = selector.best_epoch
-    spent_any = config.private or bool(ledger.phases)
-    report = ledger.report(target_epsilon=config.epsilon, notes=_notes(config)) if spent_any else None
-    return Result(method=method, dataset=dataset, seed=seed, config=config.model_dump(mode="json"),
-                  metrics={"test_auc": test_auc, "val_auc": selector.best_auc}, privacy=report,
-                  timings=timer.finish(), info=info)
+        return _scores(self.model_, subgraphs, config, label_cap(config))
+
+    def score(self, pos: Any, neg: Any) -> float:
+        """ROC-AUC of :meth:`predict_proba` on positive pairs ``pos`` against negative pairs ``neg``.
+
+        Args:
+            pos, neg: ``[2, P]`` and ``[2, Q]`` node pairs (P, Q >= 1), scored in one call
+                (``pos`` first) as the protocol does.
+
+        Returns:
+            The AUC in [0, 1].
+
+        Raises:
+            NotFittedError: before ``fit``. DatasetError: malformed or empty pairs, a pair (u, u).
+        """
+        self._check_fitted()
+        pos = check_node_pairs(pos, self.num_nodes_, name="pos", distinct=True)
+        neg = check_node_pairs(neg, self.num_nodes_, name="neg", distinct=True)
+        if not pos.shape[1] or not neg.shape[1]:
+            raise DatasetError(f"score needs at least one positive and one negative pair (got {pos.shape[1]} and "
+                               f"{neg.shape[1]})")
+        scores = self.predict_proba(np.concatenate([pos, neg], axis=1))
+        labels = np.concatenate([np.ones(pos.shape[1]), np.zeros(neg.shape[1])])
+        return float(roc_auc_score(labels, scores.numpy()))
+
+    def _adjacency(self):
+        if self.__dict__.get("_adj") is None:
+            self._adj = to_csr(self.graph_.numpy(), self.num_nodes_)
+        return self._adj
+
+    # -- files --------------------------------------------------------------------------------------
+
+    def _get_state(self) -> dict[str, Any]:
+        return {"model": self.model_.state_dict(), "graph": self.graph_, "num_nodes": self.num_nodes_,
+                "k": self.k_, "theta": self.theta_, "best_epoch": self.best_epoch_, "val_auc": self.val_auc_,
+                "fit_config": json.dumps(self._fit_config.model_dump(mode="json")),
+                "info": json.dumps(self.info_, default=_plain), "timings": dict(self.timings_)}
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        config = self.config_cls.model_validate(json.loads(state["fit_config"]))
+        with torch.random.fork_rng(devices=[]):  # the initial weights are overwritten: leave the global RNG be
+            model = _build_model(config)
+        model.load_state_dict(state["model"])
+        model.eval()
+        self.model_, self.graph_, self.num_nodes_ = model, state["graph"].long(), int(state["num_nodes"])
+        self.k_, self.theta_ = state["k"], state["theta"]
+        self.best_epoch_, self.val_auc_ = int(state["best_epoch"]), state["val_auc"]
+        self.info_, self.ledger_, self.timings_ = json.loads(state["info"]), None, dict(state["timings"])
+        self._fit_config, self._adj = config, None
 
 
-def _notes(config: DPLPConfig) -> list[str]:
+class SEALLinkPredictor(DPLPLinkPredictor):
+    """SEAL: the DPLP subgraph GNN without noise on 1-hop enclosing subgraphs of the unprojected
+    training graph (Zhang & Chen, "Link prediction based on graph neural networks", NeurIPS 2018;
+    the DPLP paper's non-private baseline, Sec. VII-A). Defaults: :class:`SEALConfig`.
+
+    No differential privacy: ``privacy_report_`` is ``None``. Everything else is
+    :class:`DPLPLinkPredictor`'s (``fit``, ``predict_proba``, ``score``, the fitted attributes).
+    """
+
+    config_cls = SEALConfig
+
+
+def _validation_pairs(val_pos: Any, val_neg: Any, num_nodes: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Checked ``(val_pos, val_neg)``, or None when neither is given."""
+    if val_pos is None and val_neg is None:
+        return None
+    if val_pos is None or val_neg is None:
+        raise ConfigError("pass both val_pos and val_neg (held-out edges and non-edges), or neither (the model is "
+                          "then the last epoch's)")
+    pos = check_node_pairs(val_pos, num_nodes, name="val_pos", distinct=True)
+    neg = check_node_pairs(val_neg, num_nodes, name="val_neg", distinct=True)
+    if not pos.shape[1] or not neg.shape[1]:
+        raise DatasetError(f"val_pos and val_neg need at least one pair each (got {pos.shape[1]} and "
+                           f"{neg.shape[1]}) for a validation AUC; pass None for both to keep the last epoch")
+    return pos, neg
+
+
+def _notes(config: DPLPConfig, *, validated: bool = True) -> list[str]:
     if not config.private:
         return [("the model is trained without noise on a graph released by the recorded phases: "
                  "post-processing of that release")]
@@ -367,5 +553,6 @@ def _notes(config: DPLPConfig) -> list[str]:
                      "(Theorem 2); not a proven bound for group changes")
     else:
         notes.append("rigorous accounting: multi-term hypergeometric RDP bound (Daigavane et al. 2021)")
-    notes.append("validation-based epoch selection uses held-out edges outside the training graph")
+    notes.append("validation-based epoch selection uses held-out edges outside the training graph" if validated
+                 else "the model is the last epoch's (no validation pairs, no epoch selection)")
     return notes

@@ -1,46 +1,127 @@
-"""Non-private common-neighbour link prediction on the same split (a reference point).
+"""Non-private common-neighbour link prediction (a reference point on the same split as DPLP).
 
-CN(u, v) = |N(u) ∩ N(v)| on the training graph (Liben-Nowell & Kleinberg, 2007). With k = 2 path
-subgraphs every DPLP-PS input is u, v and their common neighbours, so CN's AUC is the best any
-k = 2 model can reach (tests/nn/test_subgraph_gnn.py).
+CN(u, v) = |N(u) ∩ N(v)| on the training graph (Liben-Nowell & Kleinberg, "The link-prediction
+problem for social networks", JASIST 2007, Sec. 3). With k = 2 path subgraphs every DPLP-PS input
+is u, v and their common neighbours, so CN's AUC is the best any k = 2 model can reach
+(tests/nn/test_subgraph_gnn.py). The split and the AUCs are the link-prediction protocol's
+(:func:`graphpriv.evaluation.link.run_cn`).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import torch
 from pydantic import Field
 from sklearn.metrics import roc_auc_score
 from torch_geometric.data import Data
 
-from graphpriv.data.graph import to_csr
-from graphpriv.data.splits import link_split
-from graphpriv.data.validation import check_data, check_seed
+from graphpriv.data.graph import to_csr, undirected_pairs
+from graphpriv.data.validation import check_data, check_node_pairs
+from graphpriv.errors import DatasetError
 from graphpriv.linkpred.heuristics import common_neighbours
-from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
+from graphpriv.methods.base import MethodConfig, Progress, no_progress
+from graphpriv.methods.estimator import Estimator
+
+__all__ = ["CommonNeighbours", "CommonNeighboursConfig"]
 
 
 class CommonNeighboursConfig(MethodConfig):
-    """The split of DPLP's protocol (85/5/10 by default)."""
+    """The split of DPLP's protocol (85/5/10 by default); CN itself has no hyperparameter."""
 
-    val_ratio: float = Field(0.05, ge=0, lt=1)
-    test_ratio: float = Field(0.10, gt=0, lt=1)
+    val_ratio: float = Field(0.05, ge=0, lt=1, description="protocol: share of edges held out for validation")
+    test_ratio: float = Field(0.10, gt=0, lt=1, description="protocol: share of edges held out for testing")
 
 
-def run(config: CommonNeighboursConfig, data: Data, *, seed: int, method: str = "cn",
-        progress: Progress = no_progress) -> Result:
-    """Score the validation and test pairs of the seeded link split by CN; report AUCs."""
-    data = check_data(data, method=method)
-    seed = check_seed(seed)
-    timer = Timer()
-    with timer.phase("scoring"):
-        split = link_split(data, val_ratio=config.val_ratio, test_ratio=config.test_ratio, seed=seed)
-        adj = to_csr(split.train_edge_index, split.num_nodes)
-        metrics = {}
-        for name, pos, neg in (("val", split.val_pos, split.val_neg), ("test", split.test_pos, split.test_neg)):
-            scores = common_neighbours(adj, np.concatenate([pos, neg], axis=1))
-            labels = np.r_[np.ones(pos.shape[1]), np.zeros(neg.shape[1])]
-            metrics[f"{name}_auc"] = float(roc_auc_score(labels, scores))
-    progress(1, 1)
-    return Result(method=method, dataset=str(data.name), seed=seed, config=config.model_dump(mode="json"),
-                  metrics={"test_auc": metrics["test_auc"], "val_auc": metrics["val_auc"]},
-                  timings=timer.finish())
+class CommonNeighbours(Estimator):
+    """Common-neighbour counts on the training graph as link scores; no differential privacy.
+
+    ``fit`` keeps the training graph; :meth:`predict_proba` counts the common neighbours of each
+    pair in it. The counts are scores (higher: more likely linked), not probabilities: they are
+    not in [0, 1]; only their order matters (:meth:`score` is a ROC-AUC).
+
+    Args:
+        random_state: unused (CN draws nothing); kept for the estimator interface.
+        **params: the fields of :class:`CommonNeighboursConfig` (read by the protocol only).
+
+    Attributes:
+        graph_: ``[2, E]`` LongTensor, the training graph's undirected edges (u < v).
+        num_nodes_: N. privacy_report_: ``None`` (non-private).
+    """
+
+    config_cls = CommonNeighboursConfig
+
+    def fit(self, data: Data, val_pos: Any = None, val_neg: Any = None,
+            progress: Progress = no_progress) -> CommonNeighbours:
+        """Keep the training graph ``data``.
+
+        Args:
+            data: the training graph (PyG ``Data``, ``edge_index [2, 2E]``, ``num_nodes`` N).
+            val_pos, val_neg: accepted for the link protocol's common call and checked (``[2, P]``
+                node ids); CN selects nothing, so they are not used.
+            progress: called once, ``progress(1, 1)``.
+
+        Returns:
+            ``self``, fitted.
+
+        Raises:
+            DatasetError: malformed ``data`` (no edges, ids out of range, non-finite features) or
+                validation pairs.
+        """
+        data = check_data(data, method=type(self).__name__)
+        num_nodes = int(data.num_nodes)
+        for name, pairs in (("val_pos", val_pos), ("val_neg", val_neg)):
+            if pairs is not None:
+                check_node_pairs(pairs, num_nodes, name=name)
+        self.graph_ = torch.from_numpy(np.ascontiguousarray(undirected_pairs(data.edge_index)))
+        self.num_nodes_ = num_nodes
+        self._adj = None
+        progress(1, 1)
+        return self._fitted(None)
+
+    def predict_proba(self, pairs: Any) -> torch.Tensor:
+        """Common-neighbour counts of node pairs in the training graph, as scores.
+
+        Args:
+            pairs: ``[2, P]`` integer node ids in ``[0, num_nodes_)`` (LongTensor or numpy).
+
+        Returns:
+            ``[P]`` float64 tensor of counts |N(u) ∩ N(v)| (not probabilities: not in [0, 1]).
+
+        Raises:
+            NotFittedError: before ``fit``. DatasetError: a shape other than ``[2, P]``, a
+                non-integer array or an id out of range.
+        """
+        self._check_fitted()
+        pairs = check_node_pairs(pairs, self.num_nodes_, name="pairs")
+        if self.__dict__.get("_adj") is None:
+            self._adj = to_csr(self.graph_.numpy(), self.num_nodes_)
+        return torch.from_numpy(np.asarray(common_neighbours(self._adj, pairs), dtype=np.float64))
+
+    def score(self, pos: Any, neg: Any) -> float:
+        """ROC-AUC of the counts of positive pairs ``pos`` against negative pairs ``neg``.
+
+        Args:
+            pos, neg: ``[2, P]`` and ``[2, Q]`` node pairs (P, Q >= 1).
+
+        Returns:
+            The AUC in [0, 1] (ties count one half).
+
+        Raises:
+            NotFittedError: before ``fit``. DatasetError: malformed or empty pairs.
+        """
+        self._check_fitted()
+        pos = check_node_pairs(pos, self.num_nodes_, name="pos")
+        neg = check_node_pairs(neg, self.num_nodes_, name="neg")
+        if not pos.shape[1] or not neg.shape[1]:
+            raise DatasetError(f"score needs at least one positive and one negative pair (got {pos.shape[1]} and "
+                               f"{neg.shape[1]})")
+        scores = self.predict_proba(np.concatenate([pos, neg], axis=1)).numpy()
+        return float(roc_auc_score(np.r_[np.ones(pos.shape[1]), np.zeros(neg.shape[1])], scores))
+
+    def _get_state(self) -> dict[str, Any]:
+        return {"graph": self.graph_, "num_nodes": self.num_nodes_}
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        self.graph_, self.num_nodes_, self._adj = state["graph"].long(), int(state["num_nodes"]), None

@@ -1,56 +1,101 @@
-"""LapGraph + SGNN baseline (DPLP paper, Table II "LapGraph"): perturb, then train without DP.
+"""LapGraph + SGNN baseline (the DPLP paper's Table II "LapGraph"): perturb, then train without DP.
+
+Source: Ran et al., "Differentially private graph neural networks for link prediction", Sec. VII-A
+and Table II; LapGraph: Wu, Long, Wang, Gong, "LinkTeller: recovering private edges from graph
+neural networks via influence analysis" (IEEE S&P 2022), Sec. VI.
 
 The training graph is released with :func:`graphpriv.privacy.lapgraph.lapgraph` (edge-level
 epsilon-DP); the SGNN (neighbourhood subgraphs, h = floor((k+1)/2), as the paper sets it) is then
-trained and evaluated on the released graph only, which is post-processing.
+trained on the released graph and predicts from it only, which is post-processing.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 from pydantic import Field
 from torch_geometric.data import Data
 
-from graphpriv.data.splits import link_split
-from graphpriv.data.validation import check_data, check_seed
-from graphpriv.methods.base import Progress, Result, Timer, no_progress
-from graphpriv.methods.dplp_subgraph import DPLPConfig, fit_and_evaluate
+from graphpriv.data.graph import undirected_pairs
+from graphpriv.data.validation import check_data
+from graphpriv.linkpred.subgraphs import Extractor
+from graphpriv.methods.base import Progress, Timer, no_progress
+from graphpriv.methods.dplp_subgraph import DPLPConfig, DPLPLinkPredictor, _validation_pairs
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.lapgraph import lapgraph
 from graphpriv.privacy.units import PrivacyUnit
 
+__all__ = ["LapGraphConfig", "LapGraphLinkPredictor"]
+
 
 class LapGraphConfig(DPLPConfig):
-    """DPLP settings for the SGNN, plus the LapGraph budget split."""
+    """DPLP settings for the SGNN (defaults: 1-hop neighbourhood subgraphs, Adam at lr 0.001, as
+    the registry's ``lapgraph-sgnn``), plus the LapGraph budget split. ``private`` and ``project``
+    are not read: the release is private and the SGNN is trained without noise or projection."""
 
+    extractor: Extractor = Extractor.NEIGHBOURHOOD
+    optimizer: str = Field("adam", pattern="^(sgd|adam)$")
+    lr: float = Field(0.001, gt=0)
     count_fraction: float = Field(0.01, gt=0, lt=1, description="share of epsilon for the edge count")
 
 
-def run(config: LapGraphConfig, data: Data, *, seed: int, method: str = "lapgraph-sgnn",
-        progress: Progress = no_progress) -> Result:
-    """Release the training graph with LapGraph, train the non-private SGNN on it, test it.
+class LapGraphLinkPredictor(DPLPLinkPredictor):
+    """LapGraph-perturbed training graph, then the non-private subgraph GNN (SGNN) on it.
 
-    Returns:
-        :class:`Result`; its privacy report has phases ``edge count`` and ``perturbation``.
+    ``fit`` releases the training graph with LapGraph (the edge count with ``count_fraction`` of
+    epsilon, then Laplace noise on the adjacency and the top noisy |E| pairs kept), then trains the
+    :class:`DPLPLinkPredictor` model without noise or projection on the released graph, choosing
+    the epoch on the validation pairs when given; predictions extract subgraphs from the released
+    graph (``graph_``).
+
+    Privacy: epsilon-DP at edge level (the delta is only the one the report is stated at),
+    neighbouring training graphs differing by adding or removing one edge; everything after the
+    release (training, ``model_``, ``graph_``, predictions) is post-processing. The report has the
+    phases ``edge count`` and ``perturbation`` (PLD accountant).
+
+    Args:
+        random_state: seed: the release and the negatives draw from numpy
+            ``default_rng([s, 2])``, the initial weights from ``torch.manual_seed(s)``, the batches
+            from the torch generator ``1000 s + 1``.
+        **params: the fields of :class:`LapGraphConfig`.
+
+    Attributes:
+        As :class:`DPLPLinkPredictor`'s; ``graph_`` is the released graph and ``info_`` adds
+        ``released_edges`` and ``released_true_edges`` (released edges that are training edges).
     """
-    data = check_data(data, method=method)
-    seed = check_seed(seed)
-    timer = Timer()
-    with timer.phase("split"):
-        split = link_split(data, val_ratio=config.val_ratio, test_ratio=config.test_ratio, seed=seed)
-    ledger = Ledger(PrivacyUnit.EDGE, delta=config.delta, accounting=config.accounting, accountant="pld")
-    rng = np.random.default_rng([seed, 2])
-    with timer.phase("perturbation"):
-        released, (count_event, matrix_event) = lapgraph(
-            split.train_edge_index, split.num_nodes, epsilon=config.epsilon, rng=rng,
-            count_fraction=config.count_fraction)
-    ledger.spend(count_event, phase="edge count")
-    ledger.spend(matrix_event, phase="perturbation")
-    kept = np.isin(*(np.asarray(a[0]) * split.num_nodes + a[1] for a in (released, split.train_edge_index)))
-    info = {"released_edges": int(released.shape[1]), "released_true_edges": int(kept.sum())}
-    sgnn = config.model_copy(update={"private": False, "project": False})
-    result = fit_and_evaluate(sgnn, split, released, released, seed=seed, method=method, ledger=ledger,
-                              spent=None, info=info, timer=timer, progress=progress, rng=rng,
-                              dataset=str(data.name))
-    # record the configuration that was asked for (the store keys reruns on it)
-    return result.model_copy(update={"config": config.model_dump(mode="json")})
+
+    config_cls = LapGraphConfig
+
+    def fit(self, data: Data, val_pos: Any = None, val_neg: Any = None,
+            progress: Progress = no_progress) -> LapGraphLinkPredictor:
+        """Release the training graph ``data`` with LapGraph, then train the SGNN on the release.
+
+        Args:
+            data: the training graph (PyG ``Data``, ``edge_index [2, 2E]``, ``num_nodes`` N).
+            val_pos, val_neg: optional held-out validation pairs ``[2, P]``, ``[2, Q]``; both or neither.
+            progress: called once per epoch.
+
+        Returns:
+            ``self``, fitted.
+
+        Raises:
+            DatasetError: malformed ``data`` or validation pairs. ConfigError: one validation set
+                without the other, batch larger than the training set.
+        """
+        data = check_data(data, method=type(self).__name__)
+        pairs, num_nodes = undirected_pairs(data.edge_index), int(data.num_nodes)
+        val = _validation_pairs(val_pos, val_neg, num_nodes)
+        config, timer = self._config, Timer()
+        ledger = Ledger(PrivacyUnit.EDGE, delta=config.delta, accounting=config.accounting, accountant="pld")
+        rng = np.random.default_rng([self.random_state, 2])
+        with timer.phase("perturbation"):
+            released, (count_event, matrix_event) = lapgraph(pairs, num_nodes, epsilon=config.epsilon, rng=rng,
+                                                             count_fraction=config.count_fraction)
+        ledger.spend(count_event, phase="edge count")
+        ledger.spend(matrix_event, phase="perturbation")
+        kept = np.isin(*(np.asarray(a[0]) * num_nodes + a[1] for a in (released, pairs)))
+        info = {"released_edges": int(released.shape[1]), "released_true_edges": int(kept.sum())}
+        sgnn = config.model_copy(update={"private": False, "project": False})
+        return self._train(sgnn, released, released, num_nodes, train_edges=int(pairs.shape[1]), ledger=ledger,
+                           spent=None, info=info, rng=rng, val=val, timer=timer, progress=progress)

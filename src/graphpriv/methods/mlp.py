@@ -1,11 +1,14 @@
-"""Feature-only node classifiers: ``mlp`` (non-private) and ``dp-mlp`` (DP-SGD; DPAR's "Features").
+"""Feature-only node classifier: :class:`MLPClassifier` (``private=True``: DP-SGD, DPAR's
+"Features" baseline, method id ``dp-mlp``; ``private=False``: plain training, id ``mlp``).
 
-Source: DPAR (Zhang et al., WWW 2024), Sec. 5 baselines ("Features": DP-SGD on the node
-features alone, no graph); specs/dpar.md. Same inductive 80/20 split, 2-layer MLP (hidden 32),
-optimiser and epochs as DPAR, but every training node is used (no q' node sampling) and the test
-prediction uses no edges. One node's data reaches one training example (its own row), so
-``dp-mlp`` is node-level (eps, delta)-DP (add/remove) by ordinary Poisson DP-SGD: noise std z C,
-RDP of ``PoissonSampledDpEvent(q, GaussianDpEvent(z))`` composed over the steps.
+Source: Zhang, Ma, Xu, Lou, "Towards differentially private graph neural networks via personalized
+PageRank" (DPAR, WWW 2024), Sec. 5 baselines ("Features": DP-SGD on the node features alone, no
+graph). DPAR's 2-layer MLP (hidden 32), optimiser and epochs, but every training node is used (no
+q' node sampling) and prediction uses no edges. One node's data reaches one training example (its
+own row), so the private fit is node-level (eps, delta)-DP (neighbouring graphs differ by one node
+added or removed) by ordinary Poisson DP-SGD: noise std z C, RDP of
+``PoissonSampledDpEvent(q, GaussianDpEvent(z))`` composed over the steps. The protocol (inductive
+split, test accuracy) is :mod:`graphpriv.evaluation.node`.
 """
 
 from __future__ import annotations
@@ -18,16 +21,14 @@ from dp_accounting import dp_event
 from pydantic import Field
 from torch_geometric.data import Data
 
-from graphpriv.data.splits import node_split
-from graphpriv.data.validation import check_data, check_seed
-from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
-from graphpriv.methods.dpar import evaluate, steps_and_rate, train_rows
+from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress
+from graphpriv.methods.dpar import NodeClassifier, steps_and_rate, train_rows
 from graphpriv.privacy.accountant import Ledger, check_delta
 from graphpriv.privacy.calibration import calibrate_noise_multiplier, quiet_absl
 from graphpriv.privacy.sampling import PoissonSampler
 from graphpriv.privacy.units import PrivacyUnit
 
-__all__ = ["MLPConfig", "run"]
+__all__ = ["MLPClassifier", "MLPConfig", "calibrated_noise", "calibrated_noise_epsilon"]
 
 
 class MLPConfig(MethodConfig):
@@ -45,7 +46,8 @@ class MLPConfig(MethodConfig):
     max_grad_norm: float = Field(1.0, gt=0)
     test_ratio: float = Field(0.2, gt=0, lt=1)
     prop_steps: Literal[0] = Field(0, description="no propagation: features only")
-    alpha: float = Field(0.25, gt=0, lt=1, description="unused (no propagation); kept for evaluate()")
+    alpha: float = Field(0.25, gt=0, lt=1, description="unused (no propagation); kept so stored configs keep "
+                         "their hash")
 
 
 def calibrated_noise(config: MLPConfig, num_rows: int) -> tuple[float, int, float, float]:
@@ -70,42 +72,71 @@ def calibrated_noise_epsilon(noise_multiplier: float, steps: int, rate: float, n
         return ledger.epsilon()
 
 
-def run(config: MLPConfig, data: Data, *, seed: int, method: str = "dp-mlp", progress: Progress = no_progress) -> Result:
-    """One run; metrics ``accuracy`` on the test nodes; privacy report for ``dp-mlp``.
+class MLPClassifier(NodeClassifier):
+    """A 2-layer MLP on node features alone (DPAR's "Features" baseline, WWW 2024, Sec. 5), as an
+    estimator.
+
+    Privacy: ``private=True`` (default): ``fit`` is node-level (eps, delta)-DP for the training
+    nodes it is given (neighbouring graphs differ by one node added or removed; a node's features
+    and label reach only its own training row, and no edge is read): Poisson DP-SGD, each row's
+    gradient clipped to ``max_grad_norm``, the noise calibrated by the RDP accountant to
+    ``epsilon`` at ``delta``. ``private=False``: Adam on shuffled minibatches, no DP.
+
+    Args:
+        random_state: seed of the initialisation, the batches and the DP-SGD noise.
+        **params: :class:`MLPConfig` fields (``epsilon``, ``delta``, ``private``, ``epochs``, ...).
+
+    Attributes:
+        See :class:`~graphpriv.methods.dpar.NodeClassifier`; ``info_`` holds ``train_nodes``,
+        ``steps`` and (private) ``noise_multiplier``.
 
     Raises:
-        DatasetError: no features or labels. BudgetExceededError: the budget cannot be met.
+        ConfigError: an unknown hyperparameter or an invalid value.
     """
-    data = check_data(data, needs_features=True, needs_labels=True, method=method)
-    seed = check_seed(seed)
-    private = config.private and method != "mlp"
-    timer = Timer()
-    x = torch.as_tensor(data.x, dtype=torch.float32)
-    y = torch.as_tensor(data.y, dtype=torch.long)
-    split = node_split(data, train_ratio=1 - config.test_ratio, seed=seed, inductive=True)
-    train = split.train_idx[y.numpy()[split.train_idx] >= 0]  # unlabelled nodes (label -1) left out
-    steps, rate = steps_and_rate(train.size, config.epochs, config.batch_size)
-    noise_std, ledger, event, info = None, None, None, {"train_nodes": int(train.size), "steps": steps}
-    if private:
-        z, _, _, _ = calibrated_noise(config, train.size)
-        event = PoissonSampler(train.size, rate, generator=torch.Generator()).step_event(z)
-        noise_std = z * config.max_grad_norm
-        ledger = Ledger(PrivacyUnit.NODE, delta=config.delta)
-        info.update(noise_multiplier=z)
-    with timer.phase("training"):
-        model = train_rows(x[train], y[train], sp.identity(train.size, format="csr"), num_classes=int(y.max()) + 1,
-                           config=config, steps=steps, sample_rate=rate, noise_std=noise_std, seed=seed,
-                           on_step=(lambda: ledger.spend(event, phase="dp-sgd", noise_multiplier=z)) if private
-                           else None, progress=progress)
-    with timer.phase("inference"):
-        accuracy = evaluate(model, x, y, split, config)
-    privacy = None
-    if private:
-        with quiet_absl():
-            privacy = ledger.report(target_epsilon=config.epsilon, notes=[(
-                "node-level add/remove: a node's features and label reach only its own training row; the "
-                "model uses no edges")])
-    return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
-                  config=config.model_dump(mode="json"), metrics={"accuracy": accuracy}, privacy=privacy,
-                  timings=timer.finish(), info=info)
 
+    config_cls = MLPConfig
+
+    def fit(self, data: Data, train_nodes: object = None, *, num_classes: int | None = None,
+            progress: Progress = no_progress) -> MLPClassifier:
+        """Train on the features and labels of ``train_nodes`` of ``data``.
+
+        Args:
+            data: a ``Data`` with ``x [N, F]`` and ``y [N]`` (class ids, -1: unlabelled); edges are
+                not read (``edge_index`` may be absent).
+            train_nodes: ``[T]`` labelled node ids (default: every labelled node).
+            num_classes: C, the output width (default: the largest label of ``data.y`` + 1).
+            progress: called after every training step.
+
+        Returns:
+            ``self``, fitted.
+
+        Raises:
+            DatasetError: missing or unusable features or labels, bad training nodes.
+            BudgetExceededError: no noise meets the budget.
+        """
+        data, x, y, train, classes = self._fit_inputs(data, train_nodes, num_classes, edges=False)
+        config = self._config
+        private = config.private
+        timer = Timer()
+        steps, rate = steps_and_rate(train.size, config.epochs, config.batch_size)
+        noise_std, ledger, event, info = None, None, None, {"train_nodes": int(train.size), "steps": steps}
+        if private:
+            z, _, _, _ = calibrated_noise(config, train.size)
+            event = PoissonSampler(train.size, rate, generator=torch.Generator()).step_event(z)
+            noise_std = z * config.max_grad_norm
+            ledger = Ledger(PrivacyUnit.NODE, delta=config.delta)
+            info.update(noise_multiplier=z)
+        with timer.phase("training"):
+            model = train_rows(x[train], y[train], sp.identity(train.size, format="csr"), num_classes=classes,
+                               config=config, steps=steps, sample_rate=rate, noise_std=noise_std,
+                               seed=self.random_state,
+                               on_step=(lambda: ledger.spend(event, phase="dp-sgd", noise_multiplier=z)) if private
+                               else None, progress=progress)
+        privacy = None
+        if private:
+            with quiet_absl():
+                privacy = ledger.report(target_epsilon=config.epsilon, notes=[(
+                    "node-level add/remove: a node's features and label reach only its own training row; the "
+                    "model uses no edges")])
+        self._keep(model, x.shape[1], classes, info, timer)
+        return self._fitted(privacy)

@@ -1,28 +1,27 @@
-"""``ppgsl``: learned graph publishing against sensitive link inference (specs/ppgsl.md).
+"""``ppgsl``: learned graph publishing against sensitive link inference, as an estimator.
 
-The run follows the sensitive-link protocol of the baselines (:mod:`graphpriv.methods.publishing`):
-the learner starts from G minus E_s and the LP test edges, protects E_s, and the Bernoulli-sampled
-release is attacked and its utility measured on the same split. No DP guarantee (empirical).
+Source: Wu, Yang, Han, Wang, Wu, "Privacy-preserving graph structure learning against sensitive
+link inference attacks" (IEEE TKDE 2025), Sec. III (Eq. 5-11, Algorithm 1); the learner is
+:func:`graphpriv.publishing.ppgsl.ppgsl`. :class:`PPGSL` releases a graph from the publisher's
+graph and the sensitive links it protects; the sensitive-link protocol that attacks the release
+and measures its utility is :func:`graphpriv.evaluation.publishing.run_ppgsl`. No DP guarantee
+(empirical: attack AUC on the sensitive links near 0.5).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-import numpy as np
 from pydantic import Field
-from torch_geometric.data import Data
 
-from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
-from graphpriv.methods.base import Progress, Result, Timer, no_progress
-from graphpriv.methods.publishing import PublishConfig, evaluate_release, sensitive_protocol
+from graphpriv.methods.publishing import GraphPublisher, PublishConfig
 from graphpriv.publishing.ppgsl import PPGSLSettings, ppgsl
 
-__all__ = ["PPGSLConfig", "run"]
+__all__ = ["PPGSL", "PPGSLConfig"]
 
 
 class PPGSLConfig(PublishConfig):
-    """PPGSL hyperparameters (paper Sec. V-A.6; spec defaults: sparse, k = 1, mu = 50, SITP)."""
+    """PPGSL hyperparameters (paper Sec. V-A.6; graphpriv's defaults: sparse, k = 1, mu = 50, SITP)."""
 
     alpha: float = Field(0.005, ge=0, description="utility weight alpha of Eq. 9 (paper: [0, 0.01])")
     parameterization: Literal["sparse", "fgp"] = "sparse"
@@ -37,37 +36,65 @@ class PPGSLConfig(PublishConfig):
     surrogate_lr: float = Field(0.01, gt=0)
     fgp_max_gib: float = Field(8.0, gt=0, description="FGP refuses graphs needing more (N x N state)")
 
+    def settings(self) -> PPGSLSettings:
+        """The learner's :class:`~graphpriv.publishing.ppgsl.PPGSLSettings` of these hyperparameters."""
+        return PPGSLSettings(alpha=self.alpha, parameterization=self.parameterization, k=self.k, mu=self.mu,
+                             protocol=self.protocol, head=self.head, tau=self.tau,
+                             learner_steps=self.learner_steps, surrogate_epochs=self.surrogate_epochs,
+                             learner_lr=self.learner_lr, surrogate_lr=self.surrogate_lr,
+                             fgp_max_bytes=int(self.fgp_max_gib * 2**30))
 
-def run(config: PPGSLConfig, data: Data, *, seed: int, method: str = "ppgsl",
-        progress: Progress = no_progress) -> Result:
-    """Learn, sample and evaluate a PPGSL release.
 
-    Returns:
-        :class:`Result` with the protocol's metrics, the release attached, and info (parameters,
-        final losses, surrogate losses). No privacy report: the guarantee is empirical.
+class PPGSL(GraphPublisher):
+    """PPGSL: learn a graph A' against a surrogate link-inference attacker, release A'' ~ Bernoulli(A').
 
-    Raises:
-        DatasetError: no sensitive links, or sensitive links still edges of the input.
+    Source: Wu et al., "Privacy-preserving graph structure learning against sensitive link
+    inference attacks" (IEEE TKDE 2025), Sec. III: the learner H_theta (sparse or full-graph
+    parameterization, Eq. 6), the surrogate GCN attacker (Eq. 5), the loss L_priv + alpha L_util
+    (Eq. 7-9), the SITP or ADV schedule (Eq. 10-11), Bernoulli sampling (Sec. III-B.5). No
+    differential-privacy guarantee: ``privacy_report_`` is None.
+
+    ``fit`` / ``publish`` need ``sensitive_links`` (``[2, S]``, the links to hide, which must not
+    be edges of the input graph: remove them first). The features ``x`` (when ``use_features``)
+    feed the surrogate and are released with the graph.
+
+    Args:
+        alpha, parameterization, k, mu, protocol, head, tau, learner_steps, surrogate_epochs,
+        learner_lr, surrogate_lr, fgp_max_gib: see :class:`PPGSLConfig`. use_features: use and
+        release ``x`` (True). random_state: seed of the candidates, the initialisation, the
+        surrogate's draws and the sampling. Other fields of :class:`PPGSLConfig` are protocol
+        settings.
+
+    Attributes:
+        released_: the sampled release A'' (:class:`~graphpriv.data.release.PublishedGraph`).
+        weights_: ``(pairs [2, P] int64, w [P] float32)``: the learned A' (positive entries), or
+            None on a loaded estimator (not saved: it is closer to the input graph than the release).
+        history_: per learner step ``{"step", "priv", "util", "loss"}``, and ``{"step",
+            "surrogate_loss"}`` after each surrogate update.
+        num_parameters_: the size of theta.
+
+    Raises (fit):
+        DatasetError: no sensitive links, or sensitive links that are edges of the input.
         ConfigError: FGP beyond ``fgp_max_gib``.
     """
-    data = check_data(data, needs_features=config.use_features and IF_PRESENT, needs_labels=IF_PRESENT,
-                      method=method)
-    seed = check_seed(seed)
-    timer = Timer()
-    protocol = sensitive_protocol(config, data, seed, timer)
-    settings = PPGSLSettings(alpha=config.alpha, parameterization=config.parameterization, k=config.k,
-                             mu=config.mu, protocol=config.protocol, head=config.head, tau=config.tau,
-                             learner_steps=config.learner_steps, surrogate_epochs=config.surrogate_epochs,
-                             learner_lr=config.learner_lr, surrogate_lr=config.surrogate_lr,
-                             fgp_max_bytes=int(config.fgp_max_gib * 2**30))
-    with timer.phase("learning"):
-        out = ppgsl(protocol.input_graph.pairs, protocol.num_nodes, protocol.sensitive_links, protocol.x,
-                    settings=settings, seed=seed, progress=progress)
-    steps = [h for h in out.history if "loss" in h]
-    info = {"num_parameters": out.num_parameters, "learned_positive_pairs": int(out.weights[1].size),
-            "learned_weight_sum": float(np.sum(out.weights[1])),
-            "final_priv_loss": steps[-1]["priv"] if steps else None,
-            "final_util_loss": steps[-1]["util"] if steps else None,
-            "surrogate_losses": [h["surrogate_loss"] for h in out.history if "surrogate_loss" in h]}
-    return evaluate_release(config, protocol, out.published, method=method, seed=seed, timer=timer, ledger=None,
-                     info=info)
+
+    config_cls = PPGSLConfig
+    needs_sensitive_links = True
+
+    def _release(self, graph, sensitive, progress):
+        out = ppgsl(graph.pairs, graph.num_nodes, sensitive, graph.x, settings=self._config.settings(),
+                    seed=self.random_state, progress=progress)
+        self.weights_ = out.weights
+        self.history_ = out.history
+        self.num_parameters_ = out.num_parameters
+        return out.published, None
+
+    def _get_state(self) -> dict[str, Any]:
+        return {**super()._get_state(), "history": [dict(h) for h in self.history_],
+                "num_parameters": int(self.num_parameters_)}
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        super()._set_state(state)
+        self.history_ = [dict(h) for h in state["history"]]
+        self.num_parameters_ = int(state["num_parameters"])
+        self.weights_ = None

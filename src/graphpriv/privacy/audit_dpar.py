@@ -17,10 +17,10 @@ random training nodes (present only with the canary): the canary then also enter
 neighbours' APPR rows, and the row cap and the group size m see it.
 
 Mechanism. The split, the real training nodes and the canaries go through DPAR's private part
-unchanged (:func:`graphpriv.methods.dpar.train_dpar`, the code :func:`~graphpriv.methods.dpar.run`
-uses): the q' Poisson node sample (canaries included), the M seeds drawn from the sample, APPR,
-DP-APPR rows, Pi (row cap, column clip), the group size m, DP-SGD calibrated by the same
-accounting. With q' < 1 an inserted canary is used only when sampled (probability q').
+unchanged (:func:`graphpriv.methods.dpar.train_dpar`, the code
+:meth:`~graphpriv.methods.dpar.DPARClassifier.fit` runs): the q' Poisson node sample (canaries
+included), the M seeds drawn from the sample, APPR, DP-APPR rows, Pi (row cap, column clip), the
+group size m, DP-SGD calibrated by the same accounting. With q' < 1 an inserted canary is used only when sampled (probability q').
 
 Attack. Score = minus the cross-entropy of the canary's label under the released f_theta on the
 canary's features (the MLP DPAR releases). The guesser is one-sided by default: it guesses
@@ -102,7 +102,7 @@ def audit_dpar(method: str, data: Data, *, epsilon: float | None = None, canarie
             PrivacyError: bad epsilon.
     """
     from graphpriv.data.splits import node_split
-    from graphpriv.experiments.registry import make_config
+    from graphpriv.experiments.registry import DPAR_APPR, make_config
     from graphpriv.methods.dpar import DPARConfig, fit_epsilon, train_dpar
 
     if method not in DPAR_AUDITABLE:
@@ -141,7 +141,7 @@ def audit_dpar(method: str, data: Data, *, epsilon: float | None = None, canarie
         edges = np.concatenate([edges, np.stack([own[inserted].ravel(), ends[inserted].ravel()])], axis=1)
     fit = train_dpar(config, torch.cat([x, canary_x]), torch.cat([y, canary_y]),
                      np.concatenate([train, ids[inserted]]), edges, rng=np.random.default_rng([seed, 97]),
-                     seed=seed, method=method, num_classes=num_classes)
+                     seed=seed, appr=DPAR_APPR[method], num_classes=num_classes)
     with torch.no_grad():
         scores = -torch.nn.functional.cross_entropy(fit.model.mlp(canary_x), canary_y, reduction="none").numpy()
 

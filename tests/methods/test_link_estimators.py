@@ -1,0 +1,195 @@
+"""The link-prediction estimators: fit / predict_proba / score, twins, files, bad input, and the
+privacy report against the protocol's run."""
+
+import numpy as np
+import pytest
+import torch
+
+from graphpriv.data.splits import link_split
+from graphpriv.errors import ConfigError, DatasetError, GraphPrivError, ModelFileError, NotFittedError
+from graphpriv.evaluation.link import training_graph
+from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor, SEALConfig, SEALLinkPredictor
+from graphpriv.methods.estimator import Estimator
+from graphpriv.methods.heuristic import CommonNeighbours
+from graphpriv.methods.lapgraph_sgnn import LapGraphConfig, LapGraphLinkPredictor
+from graphpriv.testing.graphs import labelled_sbm
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+SEED = 3
+SMALL = {"epochs": 2, "batch_size": 32}
+PRIVATE = {**SMALL, "k": 2, "theta": 4, "epsilon": 4.0}
+ESTIMATORS = {
+    "dplp": (DPLPLinkPredictor, PRIVATE),
+    "seal": (SEALLinkPredictor, SMALL),
+    "lapgraph": (LapGraphLinkPredictor, {**SMALL, "epsilon": 2.0}),
+    "cn": (CommonNeighbours, {}),
+}
+
+
+@pytest.fixture(scope="module")
+def graph():
+    data = labelled_sbm(80, 2, p_in=0.2, num_features=4, seed=1)
+    data.name = "sbm80"
+    return data
+
+
+@pytest.fixture(scope="module")
+def split(graph):
+    return link_split(graph, seed=SEED)
+
+
+@pytest.fixture(scope="module")
+def train(graph, split):
+    return training_graph(graph, split)
+
+
+@pytest.fixture(scope="module")
+def fitted(train, split):
+    out = {}
+    for name, (cls, params) in ESTIMATORS.items():
+        out[name] = cls(random_state=SEED, **params).fit(train, split.val_pos, split.val_neg)
+    return out
+
+
+def _pairs(split):
+    return torch.from_numpy(np.concatenate([split.test_pos, split.test_neg], axis=1))
+
+
+def _one_line(err) -> str:
+    assert isinstance(err.value, GraphPrivError) and "\n" not in str(err.value)
+    return str(err.value)
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_fit_predict_round_trip(fitted, split, name):
+    est = fitted[name]
+    pairs = _pairs(split)
+    scores = est.predict_proba(pairs)
+    assert isinstance(scores, torch.Tensor) and scores.shape == (pairs.shape[1],)
+    assert torch.equal(scores, est.predict_proba(pairs.numpy()))  # numpy pairs too
+    if name != "cn":  # the GNNs' sigmoid scores; CN's counts are scores, not probabilities
+        assert scores.min() >= 0 and scores.max() <= 1
+        assert est.model_ is not None and 1 <= est.best_epoch_ <= 2 and 0 <= est.val_auc_ <= 1
+        assert est.graph_.shape[0] == 2 and est.num_nodes_ == 80
+    else:
+        assert scores.dtype == torch.float64 and torch.equal(scores, scores.round())
+    assert 0 <= est.score(split.test_pos, split.test_neg) <= 1
+    assert est.predict_proba(torch.empty(2, 0, dtype=torch.long)).shape == (0,)
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_save_load_gives_identical_predictions(fitted, split, tmp_path, name):
+    est = fitted[name]
+    path = est.save(tmp_path / f"{name}.pt")
+    loaded = Estimator.load(path)
+    assert type(loaded) is type(est) and loaded.get_params() == est.get_params()
+    assert torch.equal(loaded.predict_proba(_pairs(split)), est.predict_proba(_pairs(split)))
+    assert loaded.privacy_report_ == est.privacy_report_
+    if name != "cn":
+        assert (loaded.k_, loaded.theta_, loaded.best_epoch_) == (est.k_, est.theta_, est.best_epoch_)
+        assert loaded.info_ == est.info_ and loaded.ledger_ is None
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_twin_from_get_params_fits_the_same_model(fitted, train, split, name):
+    est = fitted[name]
+    twin = type(est)(**est.get_params()).fit(train, split.val_pos, split.val_neg)
+    assert torch.equal(twin.predict_proba(_pairs(split)), est.predict_proba(_pairs(split)))
+
+
+def test_private_report_equals_the_protocol_run(graph, fitted, split):
+    from graphpriv.experiments.runner import run_method
+
+    result = run_method("dplp-ps", graph, seed=SEED, overrides=PRIVATE)
+    est = fitted["dplp"]
+    report = est.privacy_report_
+    assert report is not None and report.unit == "edge"
+    assert (report.epsilon, report.delta) == (result.privacy.epsilon, result.privacy.delta)
+    assert report.phases == result.privacy.phases and report == result.privacy
+    assert result.metrics["test_auc"] == est.score(split.test_pos, split.test_neg)
+    assert result.metrics["val_auc"] == est.val_auc_
+    assert result.info == {**est.info_, "input_normalisations": []}
+    assert "edge-level" in est.privacy_statement_
+
+
+def test_non_private_estimators_report_nothing(fitted):
+    assert fitted["seal"].privacy_report_ is None and fitted["cn"].privacy_report_ is None
+    assert "non-private" in fitted["seal"].privacy_statement_
+    lap = fitted["lapgraph"].privacy_report_
+    assert [p.name for p in lap.phases] == ["edge count", "perturbation"] and lap.epsilon <= 2.0 + 1e-3
+
+
+def test_preset_defaults_are_the_registrys():
+    from graphpriv.experiments.registry import make_config
+
+    assert SEALConfig() == make_config("seal", {})
+    assert LapGraphConfig() == make_config("lapgraph-sgnn", {})
+    assert SEALLinkPredictor().get_params() == {"random_state": 0, **make_config("seal", {}).model_dump(mode="json")}
+
+
+def test_without_validation_the_last_epoch_is_kept(train):
+    est = SEALLinkPredictor(random_state=SEED, **SMALL).fit(train)
+    assert est.best_epoch_ == 2 and est.val_auc_ is None
+    with pytest.raises(ConfigError, match="both val_pos and val_neg"):
+        SEALLinkPredictor(**SMALL).fit(train, val_pos=np.array([[0], [1]]))
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_not_fitted(name):
+    cls, params = ESTIMATORS[name]
+    est = cls(**params)
+    with pytest.raises(NotFittedError, match="not fitted"):
+        est.predict_proba(np.array([[0], [1]]))
+    with pytest.raises(NotFittedError):
+        est.graph_  # noqa: B018
+
+
+@pytest.mark.parametrize("name", ["dplp", "cn"])
+def test_bad_pairs(fitted, name):
+    est = fitted[name]
+    with pytest.raises(DatasetError, match=r"pairs has node id 80 outside \[0, 80\)") as err:
+        est.predict_proba(torch.tensor([[0, 80], [1, 2]]))
+    _one_line(err)
+    with pytest.raises(DatasetError, match=r"pairs must have shape \[2, P\], got \[3, 4\]") as err:
+        est.predict_proba(np.zeros((3, 4), dtype=np.int64))
+    _one_line(err)
+    with pytest.raises(DatasetError, match="integer node ids") as err:
+        est.predict_proba(np.zeros((2, 4)))
+    _one_line(err)
+    with pytest.raises(DatasetError, match="neg") as err:
+        est.score(np.array([[0], [1]]), np.zeros((2, 0), dtype=np.int64))
+    _one_line(err)
+    if name == "dplp":  # a subgraph needs two distinct endpoints
+        with pytest.raises(DatasetError, match=r"pairs a node with itself \(4, 4\) at column 1") as err:
+            est.predict_proba(np.array([[0, 4], [1, 4]]))
+        _one_line(err)
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_bad_training_graph(train, name):
+    from torch_geometric.data import Data
+
+    cls, params = ESTIMATORS[name]
+    nan = train.clone()
+    nan.x = train.x.clone()
+    nan.x[3, 1] = float("nan")
+    with pytest.raises(DatasetError, match="finite") as err:
+        cls(**params).fit(nan)
+    _one_line(err)
+    with pytest.raises(DatasetError, match="no edges") as err:
+        cls(**params).fit(Data(edge_index=torch.empty(2, 0, dtype=torch.long), num_nodes=5, name="empty"))
+    _one_line(err)
+    with pytest.raises(DatasetError, match="val_pos has node id 99") as err:
+        cls(**params).fit(train, np.array([[0], [99]]), np.array([[0], [2]]))
+    _one_line(err)
+
+
+def test_a_file_of_another_class_is_refused(fitted, tmp_path):
+    cn_file = fitted["cn"].save(tmp_path / "cn.pt")
+    with pytest.raises(ModelFileError, match="holds a CommonNeighbours, not a DPLPLinkPredictor"):
+        DPLPLinkPredictor.load(cn_file)
+    dplp_file = fitted["dplp"].save(tmp_path / "dplp.pt")
+    with pytest.raises(ModelFileError, match="not a LapGraphLinkPredictor"):
+        LapGraphLinkPredictor.load(dplp_file)
+    assert isinstance(DPLPLinkPredictor.load(fitted["seal"].save(tmp_path / "seal.pt")), SEALLinkPredictor)
