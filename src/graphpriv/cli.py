@@ -106,6 +106,7 @@ def run(
     out: Path | None = typer.Option(None, "--out", help="Write the published graph (.txt/.csv/.tsv edge list or .npz)."),
     allow_large_delta: bool = typer.Option(False, "--allow-large-delta",
                                            help="Accept delta >= 1 / (number of privacy units)."),
+    save: Path | None = typer.Option(None, "--save", help="Save the fitted estimator (.pt; Estimator.load reads it)."),
 ) -> None:
     """Train or publish with METHOD on a dataset, print the result, store it.
 
@@ -134,6 +135,8 @@ def run(
             raise GraphPrivError(f"--out writes a published graph, and {method} publishes none; drop --out, or use a "
                                  "publishing method (random-perturb, dice, edgerand, lapgraph, ppgsl, privdpr, dpr)")
         check_output_path(out, option="--out", suffixes=RELEASE_SUFFIXES)
+    if save is not None:
+        check_output_path(save, option="--save", suffixes=(".pt",))
     results_store = None if no_store else ResultStore(store)  # opened, migrated, checked writable
     prepared = prepare_run(method, dataset, seed=seed, overrides=overrides, allow_large_delta=allow_large_delta)
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
@@ -159,12 +162,22 @@ def run(
             _write_release(result, out)
         except (GraphPrivError, OSError) as exc:
             failures.append(f"--out {out}: not written ({exc})")
+    if save is not None:
+        if result.estimator is None:
+            failures.append(f"--save {save}: {method} does not keep a fitted estimator yet; nothing saved")
+        else:
+            try:
+                result.estimator.save(save)
+                console.print(f"fitted {type(result.estimator).__name__} saved to {save}; "
+                              "graphpriv.Estimator.load reads it")
+            except (GraphPrivError, OSError) as exc:
+                failures.append(f"--save {save}: not written ({exc})")
     if results_store is not None:
         try:
             store_result(results_store, result)
         except GraphPrivError as exc:
             failures.append(f"--store {store}: the result was not stored ({exc}); the table above"
-                            + (" and the files written" if json_path or out else "") + " hold it")
+                            + (" and the files written" if json_path or out or save else "") + " hold it")
     for failure in failures:
         console.print(f"[bold red]error:[/bold red] {escape(failure)}", highlight=False, soft_wrap=True)
     if failures:

@@ -10,6 +10,8 @@ from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.evaluation import link as link_protocol
 from graphpriv.evaluation import node as node_protocol
 from graphpriv.evaluation import publishing as publishing_protocol
+from graphpriv.evaluation import ranking as ranking_protocol
+from graphpriv.evaluation import synthesis as synthesis_protocol
 from graphpriv.methods import dpar, dplp_rank, dplp_subgraph, heuristic, lapgraph_sgnn, mlp, ppgsl, privdpr, publishing
 from graphpriv.testing.graphs import labelled_sbm, random_graph
 
@@ -143,11 +145,11 @@ def test_bad_seeds(seed):
 
 ENTRY_POINTS = [
     (dpar.DPARConfig, node_protocol.run_dpar), (mlp.MLPConfig, node_protocol.run_mlp),
-    (dplp_rank.RankConfig, dplp_rank.run),
+    (dplp_rank.RankConfig, ranking_protocol.run_rank),
     (dplp_subgraph.DPLPConfig, link_protocol.run_dplp), (dplp_subgraph.SEALConfig, link_protocol.run_seal),
     (heuristic.CommonNeighboursConfig, link_protocol.run_cn),
     (lapgraph_sgnn.LapGraphConfig, link_protocol.run_lapgraph_sgnn), (ppgsl.PPGSLConfig, publishing_protocol.run_ppgsl),
-    (privdpr.PrivDPRConfig, privdpr.run), (publishing.RandomPerturbConfig, publishing_protocol.run_random_perturb),
+    (privdpr.PrivDPRConfig, synthesis_protocol.run_privdpr), (publishing.RandomPerturbConfig, publishing_protocol.run_random_perturb),
     (publishing.DiceConfig, publishing_protocol.run_dice), (publishing.EdgeRandConfig, publishing_protocol.run_edgerand),
     (publishing.LapGraphPublishConfig, publishing_protocol.run_lapgraph),
 ]

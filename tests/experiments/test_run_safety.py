@@ -273,3 +273,25 @@ def test_the_report_never_pools_two_deltas():
         config = make_config("dp-mlp", {"delta": delta}).model_dump(mode="json")
         return Result(method="dp-mlp", dataset="g", seed=0, config=config, metrics={"accuracy": 0.5})
     assert variant(result(1e-4)) == "" and variant(result(2e-3)) == "delta=0.002"
+
+
+def test_run_saves_the_fitted_estimator(tmp_path):
+    import subprocess
+    import sys
+
+    import torch
+
+    graph = _graph_file(tmp_path)
+    out = runner.invoke(app, ["run", "dplp-ps", "-d", str(graph), "--set", "epochs=1", "--set", "batch_size=16",
+                              "--no-store", "--save", str(tmp_path / "m.pt")])
+    assert out.exit_code == 0, out.output
+    # a fresh process, which has not imported the estimator's module, loads it by the base class
+    code = ("import torch; from graphpriv import Estimator; e = Estimator.load(%r); "
+            "print(type(e).__name__, e.privacy_report_.unit, e.predict_proba(torch.tensor([[0], [1]])).shape)")
+    proc = subprocess.run([sys.executable, "-c", code % str(tmp_path / "m.pt")], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["DPLPLinkPredictor", "edge", "torch.Size([1])"]
+    bad = runner.invoke(app, ["run", "cn", "-d", str(graph), "--no-store", "--save", str(tmp_path / "m.json")])
+    assert bad.exit_code == 2 and "--save" in _one_error_line(bad.output)
+    assert torch.load(tmp_path / "m.pt", weights_only=True)["module"] == "graphpriv.methods.dplp_subgraph"

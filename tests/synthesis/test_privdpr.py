@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from graphpriv.data.graph import to_csr, undirected_pairs
 from graphpriv.errors import ConfigError
 from graphpriv.experiments.registry import make_config, method_spec
-from graphpriv.methods.privdpr import generate
+from graphpriv.methods.privdpr import generate_pairs
 from graphpriv.synthesis.deep_pagerank import (
     DeepPageRank,
     depth_for_sensitivity,
@@ -205,7 +205,7 @@ def test_privdpr_run_and_bad_input():
     with pytest.raises((ConfigError, ValidationError)):
         make_config("privdpr", {"epsilon": 0.0})
     with pytest.raises(ConfigError, match="input_edges"):  # the private count is never read silently
-        generate(torch.zeros(10, 4), make_config("privdpr", {"edge_count": "input"}), seed=0)
+        generate_pairs(torch.zeros(10, 4), make_config("privdpr", {"edge_count": "input"}), seed=0)
 
 
 def test_score_counts_follow_the_softmax_of_v_vt():

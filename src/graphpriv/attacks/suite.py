@@ -24,7 +24,7 @@ from graphpriv.attacks.heuristics import (
 from graphpriv.attacks.seal import SEALAttack
 from graphpriv.errors import ConfigError
 
-__all__ = ["ATTACKS", "attack_auc", "make_attack", "resolve_attacks"]
+__all__ = ["ATTACKS", "attack", "attack_auc", "make_attack", "resolve_attacks"]
 
 ATTACKS: dict[str, Callable[..., LinkAttack]] = {
     "cn": CommonNeighboursAttack,
@@ -82,3 +82,32 @@ def attack_auc(attack: LinkAttack, graph: PublishedGraph, positives: np.ndarray,
     scores = attack.score(np.concatenate([positives, negatives], axis=1))
     labels = np.r_[np.ones(positives.shape[1]), np.zeros(negatives.shape[1])]
     return float(roc_auc_score(labels, scores)), time.perf_counter() - start
+
+
+def attack(published, pairs_pos, pairs_neg, *, attacks: str | Iterable[str] = "all", seed: int = 0) -> dict[str, float]:
+    """Run the attack suite on a released graph: each attack's ROC-AUC on the hidden links.
+
+    The attacker sees only the released graph (its edges, and its features when ``published``
+    carries ``x``); each attack is fitted on it and scores the hidden pairs.
+
+    Args:
+        published: the released graph, a PyG ``Data`` (``edge_index`` in either or both
+            directions, ``num_nodes``, optional ``x``) or a :class:`~graphpriv.data.release.PublishedGraph`.
+        pairs_pos: ``[2, P]`` hidden links the attacker tries to find (tensor or array).
+        pairs_neg: ``[2, Q]`` non-edges to tell them from.
+        attacks: ``"all"``, ids (``cn``, ``aa``, ``ra``, ``seal``, ``n2v-sim``, ``gae-sim``,
+            ``n2v-ml``, ``gae-ml``) as a comma-separated string or a list. seed: the attacks' seed.
+
+    Returns:
+        ``{attack id: AUC}`` in suite order; 0.5 is guessing.
+
+    Raises:
+        ConfigError: an unknown attack id. DatasetError: a malformed graph or pairs outside
+            ``[0, num_nodes)``.
+    """
+    from graphpriv.data.validation import check_node_pairs
+
+    graph = published if isinstance(published, PublishedGraph) else PublishedGraph.from_data(published)
+    pos = check_node_pairs(pairs_pos, graph.num_nodes, name="pairs_pos")
+    neg = check_node_pairs(pairs_neg, graph.num_nodes, name="pairs_neg")
+    return {name: attack_auc(make_attack(name, seed=seed), graph, pos, neg)[0] for name in resolve_attacks(attacks)}

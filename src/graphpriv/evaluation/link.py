@@ -92,7 +92,7 @@ def evaluate_link_predictor(estimator: Estimator, data: Data, *, method: str, va
             metrics["val_auc"] = estimator.score(*val)
     return Result(method=method, dataset=str(data.name), seed=seed, config=estimator.config.model_dump(mode="json"),
                   metrics=metrics, privacy=estimator.privacy_report_, timings=timer.finish(),
-                  info=dict(fitted.get("info_") or {}))
+                  info=dict(fitted.get("info_") or {})).with_estimator(estimator)
 
 
 def _run_subgraph(cls: type[DPLPLinkPredictor], config: DPLPConfig, data: Data, *, seed: int, method: str,

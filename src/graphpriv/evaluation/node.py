@@ -169,7 +169,8 @@ def run_dpar(config: DPARConfig, data: Data, *, seed: int, method: str = "dpar-g
     score = fit_and_score(estimator, data, test_ratio=config.test_ratio, seed=seed, timer=timer, progress=progress)
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics={"accuracy": score, **estimator.epsilons_},
-                  privacy=estimator.privacy_report_, timings=timer.finish(), info=dict(estimator.info_))
+                  privacy=estimator.privacy_report_, timings=timer.finish(),
+                  info=dict(estimator.info_)).with_estimator(estimator)
 
 
 def run_mlp(config: MLPConfig, data: Data, *, seed: int, method: str = "dp-mlp",
@@ -201,4 +202,5 @@ def run_mlp(config: MLPConfig, data: Data, *, seed: int, method: str = "dp-mlp",
     score = fit_and_score(estimator, data, test_ratio=config.test_ratio, seed=seed, timer=timer, progress=progress)
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics={"accuracy": score},
-                  privacy=estimator.privacy_report_, timings=timer.finish(), info=dict(estimator.info_))
+                  privacy=estimator.privacy_report_, timings=timer.finish(),
+                  info=dict(estimator.info_)).with_estimator(estimator)

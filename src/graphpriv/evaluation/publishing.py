@@ -110,7 +110,8 @@ def evaluate_release(config: PublishConfig, protocol: SensitiveLinkProtocol, est
                 test_published=report.test_published, attack_seconds=report.attack_seconds)
     return Result(method=method, dataset=str(protocol.data.name), seed=seed,
                   config=config.model_dump(mode="json"), metrics=report.metrics(),
-                  privacy=estimator.privacy_report_, timings=timer.finish(), info=info).with_release(graph)
+                  privacy=estimator.privacy_report_, timings=timer.finish(),
+                  info=info).with_release(graph).with_estimator(estimator)
 
 
 def _run(estimator_cls: type[GraphPublisher], config: PublishConfig, data: Data, *, seed: int, method: str,

@@ -9,6 +9,8 @@ from graphpriv.errors import ConfigError, PrivacyError, describe_validation_erro
 from graphpriv.evaluation import link
 from graphpriv.evaluation import node as node_protocol
 from graphpriv.evaluation import publishing as publishing_protocol
+from graphpriv.evaluation import ranking as ranking_protocol
+from graphpriv.evaluation import synthesis as synthesis_protocol
 from graphpriv.linkpred.subgraphs import Extractor
 from graphpriv.methods import (
     dpar,
@@ -64,22 +66,22 @@ _METHODS = [
                "LapGraph-perturbed training graph (edge-level DP), then the non-private SGNN", unit="edge", pure_dp=True),
     MethodSpec("cn", heuristic.CommonNeighboursConfig, link.run_cn, {},
                "common neighbours on the training graph, no DP (the ceiling of k = 2 path models)"),
-    MethodSpec("dplp-rank", dplp_rank.DPLPRankConfig, dplp_rank.run, {},
+    MethodSpec("dplp-rank", dplp_rank.DPLPRankConfig, ranking_protocol.run_rank, {},
                "rank: DPLP, a trained monotone UMNN transform + Gumbel top-K (protected-pair DP; De & Chakrabarti)"),
-    MethodSpec("dplp-rank-lin", dplp_rank.DPLPRankConfig, dplp_rank.run, {},
+    MethodSpec("dplp-rank-lin", dplp_rank.DPLPRankConfig, ranking_protocol.run_rank, {},
                "rank: DPLP-Lin, the trained power transform nu_beta + Gumbel top-K (protected-pair DP)"),
-    MethodSpec("rank-exponential", dplp_rank.RankConfig, dplp_rank.run, {},
+    MethodSpec("rank-exponential", dplp_rank.RankConfig, ranking_protocol.run_rank, {},
                "rank: exponential mechanism on the raw score, K draws (protected-pair DP)"),
-    MethodSpec("rank-laplace", dplp_rank.RankConfig, dplp_rank.run, {},
+    MethodSpec("rank-laplace", dplp_rank.RankConfig, ranking_protocol.run_rank, {},
                "rank: one-shot Laplace noise on the scores, top-K (the paper's baseline and claim)"),
-    MethodSpec("rank-staircase", dplp_rank.RankConfig, dplp_rank.run, {},
+    MethodSpec("rank-staircase", dplp_rank.RankConfig, ranking_protocol.run_rank, {},
                "rank: one-shot staircase noise on the scores, top-K (the paper's baseline and claim)"),
-    MethodSpec("rank-nonprivate", dplp_rank.RankConfig, dplp_rank.run, {},
+    MethodSpec("rank-nonprivate", dplp_rank.RankConfig, ranking_protocol.run_rank, {},
                "rank: sort by the base score, no noise (no DP)"),
-    MethodSpec("privdpr", privdpr.PrivDPRConfig, privdpr.run, {},
+    MethodSpec("privdpr", privdpr.PrivDPRConfig, synthesis_protocol.run_privdpr, {},
                "synthesize: PrivDPR, deep PageRank with noise on V's gradient, graph from V V^T (node-level DP)",
                unit="node", publishes=True),
-    MethodSpec("dpr", privdpr.PrivDPRConfig, privdpr.run, {"private": False},
+    MethodSpec("dpr", privdpr.PrivDPRConfig, synthesis_protocol.run_privdpr, {"private": False},
                "synthesize: DPR, PrivDPR without noise (no DP)", unit="node", publishes=True),
     MethodSpec("dpar-em0", dpar.DPARConfig, node_protocol.run_dpar, {},
                "classify: DPAR, DP-APPR rows by the exponential mechanism (1/K values) + DP-SGD (node-level DP)",

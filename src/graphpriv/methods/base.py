@@ -38,6 +38,7 @@ class Result(BaseModel):
     timings: dict[str, float] = Field(default_factory=dict)
     info: dict[str, Any] = Field(default_factory=dict)
     _release: Any = PrivateAttr(default=None)
+    _estimator: Any = PrivateAttr(default=None)
 
     @property
     def release(self) -> Any:
@@ -49,6 +50,17 @@ class Result(BaseModel):
     def with_release(self, release: Any) -> Result:
         """Attach the released object; returns ``self``."""
         self._release = release
+        return self
+
+    @property
+    def estimator(self) -> Any:
+        """The fitted estimator the run trained (``graphpriv run ... --save FILE`` writes it), or
+        ``None``; like :attr:`release`, not stored in the results database."""
+        return self._estimator
+
+    def with_estimator(self, estimator: Any) -> Result:
+        """Attach the fitted estimator; returns ``self``."""
+        self._estimator = estimator
         return self
 
     @property

@@ -1,37 +1,51 @@
-"""DPLP-rank and its baselines: protected-pair DP top-K link recommendation (specs/dplp-rank.md).
+"""DPLP-rank and its baselines: protected-pair DP top-K link recommendation, as one estimator.
 
-Method ids: ``dplp-rank`` (UMNN on nu_beta), ``dplp-rank-lin`` (nu_beta), ``rank-exponential``
-(the exponential mechanism on the raw score), ``rank-laplace``, ``rank-staircase``, and the
-non-private ``rank-nonprivate``. Source: De & Chakrabarti (AAAI 2021), Algorithm 1, Sec. 4, App. 14.
+:class:`DPLPRanker`; ``transform`` and ``noise`` pick the variant: ``umnn`` + ``gumbel`` (DPLP: a
+trained monotone UMNN transform f of the base score, then Gumbel top-K), ``power`` + ``gumbel``
+(DPLP-Lin: the trained power transform nu_beta), ``none`` + ``gumbel`` (the exponential mechanism
+on the raw score), ``none`` + ``laplace`` / ``none`` + ``staircase`` (one-shot noise of the paper's
+calibration, then sort) and ``none`` + ``none`` (sort by the base score, no DP). Source: De &
+Chakrabarti, "Differentially Private Link Prediction With Protected Connections" (AAAI 2021),
+Algorithm 1, Sec. 4 and App. 14.
 
-Flow of a run: the protocol of :mod:`graphpriv.ranking.protocol`; base scores of the test
-candidates on the training graph, each divided by its query's bound s_max,u so that it lies in
-[0, 1] on every u-neighbouring graph (:func:`graphpriv.ranking.scores.score_range`); for DPLP, f
-trained (Eq. 4-5) on public pairs; then per query the top-K of f(s) + noise.
+``fit`` on one protocol split (:class:`~graphpriv.ranking.protocol.RankingSplit`, or a graph that
+``fit`` splits with :func:`~graphpriv.ranking.protocol.ranking_split`): base scores on the training
+graph, each divided by its query's bound s_max,u so that it lies in [0, 1] on every u-neighbouring
+graph (:func:`graphpriv.ranking.scores.score_range`); for DPLP, f trained (Eq. 4-5) on public
+pairs. ``recommend`` / ``rank`` then release, per query, the top-K of f(s) + noise. The protocol
+that fits, ranks every query's held-out candidates and scores them (the method ids ``dplp-rank``,
+``dplp-rank-lin``, ``rank-exponential``, ``rank-laplace``, ``rank-staircase``,
+``rank-nonprivate``) is :mod:`graphpriv.evaluation.ranking`.
 
-Privacy (unit: protected pair; relation: u-neighbouring graphs, paper Def. 1): the released top-K
-list of each query is K eps_p-DP (pure; paper Prop. 4). Rigorous accounting trains f on scores of
-the public graph (the training graph without protected edges: identical on every u-neighbouring
-graph), with negatives chosen without looking at protected edges, so f leaks nothing; and it uses
-Delta = f(1) - f(0). Paper accounting trains on the training
-graph's scores (protected edges included, as the reference code) and uses the reference code's
-noise scale 2 f(1) / eps_p. The Laplace and staircase baselines add one-shot noise of the paper's
-calibration (App. 14.4) and sort; that K eps_p holds for one-shot top-K with them is the paper's
-claim, which graphpriv does not prove: their results say so.
+Privacy (unit: protected pair; relation: u-neighbouring graphs, paper Def. 1: for a query u, two
+graphs differing only in the protected pairs of one node w != u, other than (w, u)): each released
+top-K list of a query is K eps_p-DP (pure; paper Prop. 4); lists of one query compose, lists of
+different queries are guarantees for different relations and do not. Rigorous accounting trains f
+on scores of the public graph (the training graph without protected edges: identical on every
+u-neighbouring graph), with negatives chosen without looking at protected edges, so f leaks
+nothing; and it uses Delta = f(1) - f(0). Paper accounting trains on the training graph's scores
+(protected edges included, as the reference code) and uses the reference code's noise scale
+2 f(1) / eps_p. The Laplace and staircase baselines add one-shot noise of the paper's calibration
+(App. 14.4) and sort; that K eps_p holds for one-shot top-K with them is the paper's claim, which
+graphpriv does not prove: their reports say so.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+from typing import Any, Literal
 
 import numpy as np
+import scipy.sparse as sp
 import torch
 from pydantic import Field, model_validator
+from sklearn.linear_model import LogisticRegression
 from torch_geometric.data import Data
 
-from graphpriv.data.validation import check_data, check_seed
-from graphpriv.errors import ConfigError
-from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
+from graphpriv.data.validation import check_data
+from graphpriv.errors import ConfigError, DatasetError
+from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress
+from graphpriv.methods.estimator import Estimator
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.events import PureDpEvent
 from graphpriv.privacy.report import PrivacyReport
@@ -43,13 +57,22 @@ from graphpriv.ranking.mechanism import (
     rank_within_queries,
     staircase_noise,
 )
-from graphpriv.ranking.metrics import auc_at_k, precision_at_k, ranking_auc
 from graphpriv.ranking.protocol import RankingSplit, ranking_split
 from graphpriv.ranking.scores import score_range, triad_scores
 from graphpriv.ranking.training import QueryPairs, noise_scale, train_transform
 from graphpriv.ranking.transforms import PowerTransform, UMNNTransform, apply_transform
 
-__all__ = ["DPLPRankConfig", "RankConfig", "run"]
+__all__ = ["NOISES", "TRANSFORMS", "VARIANTS", "DPLPRankConfig", "DPLPRanker", "RankConfig", "check_variant"]
+
+#: The transforms of the base score: a trained UMNN f (DPLP), the trained power transform nu_beta
+#: (DPLP-Lin), or none (the raw score).
+TRANSFORMS: tuple[str, ...] = ("umnn", "power", "none")
+#: The noises added before the top-K: Gumbel (the exponential mechanism), one-shot Laplace or
+#: staircase (the paper's baselines), or none (no DP).
+NOISES: tuple[str, ...] = ("gumbel", "laplace", "staircase", "none")
+#: The (transform, noise) pairs with a meaning and a privacy report (the others are refused).
+VARIANTS: tuple[tuple[str, str], ...] = (("umnn", "gumbel"), ("power", "gumbel"), ("none", "gumbel"),
+                                         ("none", "laplace"), ("none", "staircase"), ("none", "none"))
 
 
 class RankConfig(MethodConfig):
@@ -89,22 +112,50 @@ class DPLPRankConfig(RankConfig):
     quadrature: int = Field(50, ge=2, description="Clenshaw-Curtis intervals")
 
 
+def check_variant(transform: object, noise: object) -> tuple[str, str]:
+    """``(transform, noise)`` if the pair is one of :data:`VARIANTS`.
+
+    Raises:
+        ConfigError: an unknown transform or noise, or a pair without a meaning or a privacy
+            report here (a trained transform needs the Gumbel noise its sensitivity bound is for;
+            one-shot noise and no noise go with the raw score); one line.
+    """
+    if transform not in TRANSFORMS or noise not in NOISES:
+        raise ConfigError(f"transform must be one of {', '.join(TRANSFORMS)} and noise one of {', '.join(NOISES)} "
+                          f"(got transform={transform!r}, noise={noise!r})")
+    if (transform, noise) not in VARIANTS:
+        raise ConfigError(f"transform={transform!r} with noise={noise!r} is not a ranking mechanism graphpriv can "
+                          "account: use " + ", ".join(f"{t}+{n}" for t, n in VARIANTS))
+    return str(transform), str(noise)
+
+
 def _rows(split: RankingSplit) -> np.ndarray:
     return np.repeat(split.queries, np.diff(split.test_ptr))
 
 
 class _Scorer:
-    """Scaled base scores s / s_max,u on one graph (the training graph or the public graph)."""
+    """Scaled base scores s / s_max,u on one graph (the training graph or the public graph).
 
-    def __init__(self, config: RankConfig, adj, split: RankingSplit, seed: int) -> None:
-        self.config, self.adj = config, adj
+    Args:
+        config: the base score's settings. adj: ``[N, N]`` symmetric CSR of the graph scored on.
+        classifier: the embedding link classifier (``node2vec`` / ``gcn`` bases), else None.
+    """
+
+    def __init__(self, config: RankConfig, adj: sp.csr_matrix, classifier: LinkClassifier | None = None) -> None:
+        self.config, self.adj, self.classifier = config, adj, classifier
         self.degree = np.asarray(adj.sum(axis=1)).ravel()
-        self.classifier = None
+
+    @classmethod
+    def build(cls, config: RankConfig, adj: sp.csr_matrix, split: RankingSplit, seed: int) -> _Scorer:
+        """The scorer of ``adj``; embedding bases train their classifier (never on the split's
+        edges of G or test candidates as negatives)."""
+        classifier = None
         if config.base in EMBEDDING_SCORES:
             z = embed(adj, config.base, dim=config.embedding_dim, seed=seed)
             qrep = _rows(split)
             forbidden = np.concatenate([np.stack(split.full.nonzero()), np.stack([qrep, split.test_nodes])], axis=1)
-            self.classifier = LinkClassifier(z, adj, forbidden, seed=seed)
+            classifier = LinkClassifier(z, adj, forbidden, seed=seed)
+        return cls(config, adj, classifier)
 
     def __call__(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
         c = self.config
@@ -134,8 +185,14 @@ def _training_pairs(split: RankingSplit, scorer: _Scorer, max_negatives: int, se
     return out
 
 
-def _transform(config: DPLPRankConfig, method: str, split: RankingSplit, scorer: _Scorer, seed: int,
+def _build_transform(config: DPLPRankConfig, transform: str) -> torch.nn.Module:
+    power = PowerTransform(config.num_powers, config.tau)
+    return power if transform == "power" else UMNNTransform(power, hidden=config.hidden, quadrature=config.quadrature)
+
+
+def _transform(config: DPLPRankConfig, transform: str, split: RankingSplit, scorer: _Scorer, seed: int,
                progress: Progress):
+    """Train f (``transform``: ``power`` or ``umnn``) on the training pairs; returns (f, losses)."""
     known = "public" if config.accounting == "rigorous" else "full"
     pairs = _training_pairs(split, scorer, config.max_negatives, seed, known)
     common = {"epsilon_p": config.epsilon_p, "accounting": config.accounting, "lr": config.lr,
@@ -144,99 +201,369 @@ def _transform(config: DPLPRankConfig, method: str, split: RankingSplit, scorer:
     torch.manual_seed(seed)
     power = PowerTransform(config.num_powers, config.tau)
     history = {"lin": train_transform(power, pairs, epochs=config.lin_epochs, progress=progress, **common)}
-    if method == "dplp-rank-lin":
+    if transform == "power":
         return power, history
     f = UMNNTransform(power, hidden=config.hidden, quadrature=config.quadrature)
     history["umnn"] = train_transform(f, pairs, epochs=config.umnn_epochs, progress=progress, **common)
     return f, history
 
 
-def _report(config: RankConfig, method: str, notes: list[str]) -> PrivacyReport | None:
-    """Each query's list: K draws of a pure eps_p-DP mechanism, composed by the accountant (K eps_p)."""
-    if method == "rank-nonprivate":
-        return None
-    k, eps = config.top_k, config.epsilon_p
-    proven = method in ("dplp-rank", "dplp-rank-lin", "rank-exponential")
-    ledger = Ledger(PrivacyUnit.PROTECTED_PAIR, delta=0.0, accountant="basic",
-                    accounting=Accounting(config.accounting if proven else "paper"))
-    ledger.spend(PureDpEvent(eps), phase="ranking", count=k)
-    report = ledger.report(target_epsilon=k * eps, notes=notes)
-    report.phases[0].events = [f"exponential mechanism (Gumbel top-K): PureDpEvent(epsilon={eps:g}) x {k}" if proven
-                               else f"one-shot {method[5:]} noise, claimed PureDpEvent(epsilon={eps:g}) x {k}"]
-    return report
+def _ids(values: object, num_nodes: int, name: str) -> np.ndarray:
+    """``[Q]`` int64 node ids in ``[0, num_nodes)``, or a one-line DatasetError."""
+    if isinstance(values, torch.Tensor):
+        values = values.detach().cpu().numpy()
+    arr = np.asarray(values)
+    if arr.ndim != 1 or arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
+        raise DatasetError(f"{name} must be a 1-D integer array of node ids (got shape {list(arr.shape)}, dtype "
+                           f"{arr.dtype}); pass a LongTensor or an int64 array")
+    arr = arr.astype(np.int64, copy=False)
+    if arr.size and (arr.min() < 0 or arr.max() >= num_nodes):
+        bad = int(arr.min()) if arr.min() < 0 else int(arr.max())
+        raise DatasetError(f"{name} has node id {bad} outside [0, {num_nodes}) (the fitted graph has {num_nodes} "
+                           "nodes); use the graph's node ids")
+    return arr
 
 
-def run(config: RankConfig, data: Data, *, seed: int, method: str = "dplp-rank",
-        progress: Progress = no_progress) -> Result:
-    """One ranking run: protocol, base scores, (DPLP: trained f), noisy top-K per query, metrics.
+def _plain(value: Any) -> Any:
+    """numpy scalars as Python numbers (for JSON)."""
+    return value.item() if isinstance(value, np.generic) else str(value)
 
-    Returns:
-        :class:`Result` with metrics ``auc_at_k`` (the paper's AUC@K), ``precision_at_k``,
-        ``auc`` (plain AUC of the whole noisy ranking, a diagnostic: only the top K is released),
-        and the privacy report (K eps_p per query list; None for ``rank-nonprivate``).
+
+class DPLPRanker(Estimator):
+    """DPLP-rank and its baselines (De & Chakrabarti, "Differentially Private Link Prediction With
+    Protected Connections", AAAI 2021, Algorithm 1, Sec. 4, App. 14) as an estimator.
+
+    Privacy: each top-k list of query u released by :meth:`recommend` (and each call of
+    :meth:`rank` with ``k``) is k draws of a pure eps_p-DP mechanism for the u-neighbouring
+    relation (protected pairs; paper Def. 1), composed by basic composition (paper Prop. 4);
+    lists of the same query compose, lists of different queries do not (each is a guarantee
+    for its own query's relation). :attr:`privacy_report_` is built from the ledger after every
+    call: its epsilon is k eps_p times the draws of the most-asked query (0 after ``fit``, which
+    releases nothing about protected pairs in rigorous mode). ``noise="laplace"`` /
+    ``"staircase"``: the paper's claim, reported under paper accounting with a note.
+    ``noise="none"``: no DP (``privacy_report_`` is None).
+
+    Args:
+        transform: ``"umnn"`` (DPLP; default), ``"power"`` (DPLP-Lin) or ``"none"`` (raw score).
+        noise: ``"gumbel"`` (default), ``"laplace"``, ``"staircase"`` or ``"none"``; the pairs
+            allowed are :data:`VARIANTS`. Neither is a field of the config, so the config hash of
+            the six method ids' stored runs is unchanged; ``get_params`` includes both.
+        random_state: seed of the split (when ``fit`` is given a graph), the transform's training
+            (``torch.manual_seed``, numpy ``default_rng([s, 89])`` for negatives), the embeddings,
+            and the noise and tie-breaks of every ranking (one numpy ``default_rng([s, 97])``
+            created at ``fit`` and drawn from call after call).
+        **params: :class:`DPLPRankConfig` fields (the training fields are ignored when
+            ``transform="none"``; :class:`RankConfig`'s dump is a valid subset).
+
+    Attributes:
+        transform_: the trained f (``torch.nn.Module``, float64 ``[P] -> [P]``) or None.
+        f_range_: ``(f(0), f(1))``, utilities are clamped to it (``(0.0, 1.0)`` without transform).
+        noise_scale_: Gumbel scale (2 Delta / eps_p; DPLP rigorous Delta = f(1) - f(0), paper
+            2 f(1) / eps_p), Laplace scale 1 / eps_p, the staircase's sensitivity 1, or 0.0.
+        num_nodes_: N. graph_: ``[N, N]`` CSR of the training graph the base scores use.
+        queries_: ``[Q]`` the split's query nodes. draws_: ``[N]`` int64 draws spent per query
+            node so far. ledger_: the :class:`~graphpriv.privacy.accountant.Ledger` (the most-asked
+            query's draws). info_: the split's sizes and, for DPLP, losses, f(0), f(1), scales.
+        timings_: seconds per phase of ``fit``.
 
     Raises:
-        ConfigError: PA without a degree cap. DatasetError: no usable query.
+        ConfigError: an unknown hyperparameter, an invalid value, or a (transform, noise) pair
+            outside :data:`VARIANTS`.
     """
-    data = check_data(data, method=method)
-    seed = check_seed(seed)
-    timer = Timer()
-    rng = np.random.default_rng([seed, 97])
-    with timer.phase("split"):
-        split = ranking_split(data, sigma_prot=config.sigma_prot, query_fraction=config.query_fraction,
-                              holdout=config.holdout, seed=seed)
-    with timer.phase("scores"):
-        scorer = _Scorer(config, split.train, split, seed)
-        s = scorer(_rows(split), split.test_nodes)
-    info: dict = {"queries": int(split.queries.size), "candidates": int(split.test_nodes.size),
-                  "protected_edges": int(split.protected.shape[1])}
-    notes: list[str] = []
-    size = s.size
-    with timer.phase("training"):
-        if method in ("dplp-rank", "dplp-rank-lin"):
-            train_scorer = scorer if config.accounting == "paper" else _Scorer(config, split.public, split, seed)
-            f, history = _transform(config, method, split, train_scorer, seed, progress)
-            info["train_loss"] = history
-            with torch.no_grad():
-                ends = f(torch.tensor([0.0, 1.0], dtype=torch.float64)).tolist()
-                # f is monotone, but its quadrature is only up to ~1e-6 of its range: clamping to
-                # [f(0), f(1)] keeps every utility inside the range the sensitivity assumes
-                utility = apply_transform(f, s).clip(ends[0], ends[1])
-                scale = float(noise_scale(f, config.epsilon_p, config.accounting))
-            info.update(f0=ends[0], f1=ends[1], noise_scale=scale,
-                        rigorous_noise_scale=2 * (ends[1] - ends[0]) / config.epsilon_p)
-            if config.accounting == "paper":
-                notes.append("paper accounting: noise scale 2 f(1)/eps_p (reference code), not the sensitivity "
-                             f"bound 2 (f(1) - f(0))/eps_p = {info['rigorous_noise_scale']:.4g}; the guarantee "
-                             "does not hold when these differ")
-    with timer.phase("ranking"):
-        if method in ("dplp-rank", "dplp-rank-lin"):
-            noisy = utility + gumbel_noise(size, scale, rng)
-        elif method == "rank-exponential":
-            noisy = s + gumbel_noise(size, 2.0 / config.epsilon_p, rng)
-        elif method == "rank-laplace":
+
+    config_cls = DPLPRankConfig
+
+    def __init__(self, transform: str = "umnn", noise: str = "gumbel", random_state: int = 0, **params: Any) -> None:
+        super().__init__(random_state=random_state, **params)
+        self.transform, self.noise = check_variant(transform, noise)
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Every hyperparameter, ``transform``, ``noise`` and ``random_state`` (an unfitted twin is
+        ``type(self)(**get_params())``)."""
+        params = super().get_params(deep)
+        return {"random_state": params.pop("random_state"), "transform": self.transform, "noise": self.noise,
+                **params}
+
+    def set_params(self, **params: Any) -> DPLPRanker:
+        """Change hyperparameters, ``transform`` or ``noise`` (validated as in the constructor);
+        returns ``self``.
+
+        Raises:
+            ConfigError: as the constructor; nothing is changed then.
+        """
+        variant = check_variant(params.pop("transform", self.transform), params.pop("noise", self.noise))
+        super().set_params(**params)
+        self.transform, self.noise = variant
+        return self
+
+    # -- fit ----------------------------------------------------------------------------------------
+
+    def fit(self, data: RankingSplit | Data, progress: Progress = no_progress) -> DPLPRanker:
+        """Build the scorer and (DPLP) train f on one split.
+
+        Args:
+            data: a :class:`~graphpriv.ranking.protocol.RankingSplit` (its training graph ``train``
+                is scored on; f trains on pairs of its public graph, or of ``train`` in paper
+                accounting; its held-out candidates are never training negatives), or a graph
+                (PyG ``Data``, undirected ``edge_index``) that is split first with
+                :func:`~graphpriv.ranking.protocol.ranking_split` (``sigma_prot``,
+                ``query_fraction``, ``holdout`` of the config, seed ``random_state``).
+            progress: called by the transform's training, once per step.
+
+        Returns:
+            ``self``, fitted; the noise generator is created afresh, ``draws_`` are zero.
+
+        Raises:
+            DatasetError: a malformed graph or no usable query. ConfigError: PA without a degree
+                cap (at construction).
+        """
+        config, seed, timer = self._config, self.random_state, Timer()
+        if not isinstance(data, RankingSplit):
+            data = check_data(data, method=type(self).__name__)
+            with timer.phase("split"):
+                data = ranking_split(data, sigma_prot=config.sigma_prot, query_fraction=config.query_fraction,
+                                     holdout=config.holdout, seed=seed)
+        split = data
+        rng = np.random.default_rng([seed, 97])
+        with timer.phase("scores"):
+            scorer = _Scorer.build(config, split.train, split, seed)
+        info: dict = {"queries": int(split.queries.size), "candidates": int(split.test_nodes.size),
+                      "protected_edges": int(split.protected.shape[1])}
+        notes: list[str] = []
+        f, ends, eps = None, (0.0, 1.0), config.epsilon_p
+        scale = {"gumbel": 2.0 / eps, "laplace": 1.0 / eps, "staircase": 1.0, "none": 0.0}[self.noise]
+        if self.transform != "none":
+            with timer.phase("training"):
+                train_scorer = (scorer if config.accounting == "paper"
+                                else _Scorer.build(config, split.public, split, seed))
+                f, history = _transform(config, self.transform, split, train_scorer, seed, progress)
+                info["train_loss"] = history
+                with torch.no_grad():
+                    ends = tuple(f(torch.tensor([0.0, 1.0], dtype=torch.float64)).tolist())
+                    scale = float(noise_scale(f, eps, config.accounting))
+                info.update(f0=ends[0], f1=ends[1], noise_scale=scale,
+                            rigorous_noise_scale=2 * (ends[1] - ends[0]) / eps)
+                if config.accounting == "paper":
+                    notes.append("paper accounting: noise scale 2 f(1)/eps_p (reference code), not the sensitivity "
+                                  f"bound 2 (f(1) - f(0))/eps_p = {info['rigorous_noise_scale']:.4g}; the guarantee "
+                                  "does not hold when these differ")
+        if self.noise in ("laplace", "staircase"):
+            name = {"laplace": "Laplace(Delta/eps_p)", "staircase": "staircase(Delta, eps_p)"}[self.noise]
+            notes.append(f"one-shot {name} top-K: the paper's baseline and its claim, not proven here")
+        self.transform_, self.f_range_, self.noise_scale_ = f, ends, scale
+        self.num_nodes_, self.graph_, self.queries_ = split.num_nodes, split.train, split.queries.copy()
+        self.draws_ = np.zeros(split.num_nodes, dtype=np.int64)
+        self.info_, self.timings_ = info, dict(timer.timings)
+        self._scorer, self._rng, self._notes = scorer, rng, notes
+        self.ledger_ = self._new_ledger()
+        return self._fitted(None)
+
+    def _new_ledger(self) -> Ledger:
+        proven = self.noise == "gumbel"
+        return Ledger(PrivacyUnit.PROTECTED_PAIR, delta=0.0, accountant="basic",
+                      accounting=Accounting(self._config.accounting if proven else "paper"))
+
+    def _fitted(self, privacy_report: PrivacyReport | None) -> DPLPRanker:
+        """Mark fitted; the privacy report is not stored but built from the ledger."""
+        self._is_fitted = True
+        return self
+
+    @property
+    def privacy_report_(self) -> PrivacyReport | None:
+        """What the released lists have spent so far (built from ``ledger_``: it grows with every
+        :meth:`recommend` / :meth:`rank`): epsilon = eps_p times the draws of the most-asked query,
+        ``target_epsilon`` = ``top_k`` eps_p (one list of the configured length); None when
+        ``noise="none"``.
+
+        Raises:
+            NotFittedError: before ``fit``.
+        """
+        self._check_fitted()
+        if self.noise == "none":
+            return None
+        eps, k = self._config.epsilon_p, self._config.top_k
+        report = self.ledger_.report(target_epsilon=k * eps, notes=self._notes)
+        for phase in report.phases:
+            phase.events = [f"exponential mechanism (Gumbel top-K): PureDpEvent(epsilon={eps:g}) x {phase.steps}"
+                            if self.noise == "gumbel"
+                            else f"one-shot {self.noise} noise, claimed PureDpEvent(epsilon={eps:g}) x {phase.steps}"]
+        return report
+
+    # -- ranking ------------------------------------------------------------------------------------
+
+    def _candidates(self, queries: np.ndarray, candidates: object) -> tuple[np.ndarray, np.ndarray]:
+        """``(ptr [Q + 1], nodes [T])``: the given CSR-like pair checked, or every node that is
+        neither the query nor its neighbour in ``graph_``."""
+        n = self.num_nodes_
+        if candidates is None:
+            adj, ptr, nodes = self.graph_, [0], []
+            for q in queries:
+                allowed = np.ones(n, dtype=bool)
+                allowed[adj.indices[adj.indptr[q]:adj.indptr[q + 1]]] = False
+                allowed[q] = False
+                nodes.append(np.flatnonzero(allowed))
+                ptr.append(ptr[-1] + nodes[-1].size)
+            return np.asarray(ptr, dtype=np.int64), np.concatenate(nodes) if nodes else np.zeros(0, np.int64)
+        if not isinstance(candidates, (tuple, list)) or len(candidates) != 2:
+            raise DatasetError("candidates must be a (ptr, nodes) pair: ptr [Q + 1] offsets into nodes [T] "
+                               f"(got {type(candidates).__name__})")
+        nodes = _ids(candidates[1], n, "candidates nodes")
+        ptr = candidates[0].detach().cpu().numpy() if isinstance(candidates[0], torch.Tensor) else candidates[0]
+        ptr = np.asarray(ptr)
+        if (ptr.ndim != 1 or ptr.size != queries.size + 1 or not np.issubdtype(ptr.dtype, np.integer)
+                or ptr[0] != 0 or ptr[-1] != nodes.size or (np.diff(ptr) < 0).any()):
+            raise DatasetError(f"candidates ptr must be [Q + 1] = [{queries.size + 1}] non-decreasing integer offsets "
+                               f"from 0 to len(nodes) = {nodes.size} (got shape {list(ptr.shape)})")
+        ptr = ptr.astype(np.int64)
+        rows = np.repeat(queries, np.diff(ptr))
+        if (same := np.flatnonzero(rows == nodes)).size:
+            raise DatasetError(f"candidates of query {int(rows[same[0]])} include the query itself; a link joins "
+                               "two different nodes")
+        seg = np.repeat(np.arange(queries.size), np.diff(ptr))
+        if np.unique(seg * n + nodes).size != nodes.size:
+            raise DatasetError("candidates repeat a node within one query's list; give each candidate once")
+        return ptr, nodes
+
+    def rank(self, query_nodes: object, candidates: tuple[object, object], *, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The noisy ranking of every query's candidates, of which the top ``k`` are released.
+
+        Draws the noise (one value per candidate, then the random tie-breaks) from the
+        estimator's generator and spends ``k`` draws of eps_p per list on ``ledger_`` (an upper
+        bound when a query has fewer than ``k`` candidates). Only each list's first ``k``
+        positions are covered by the guarantee; the rest of the order and the noisy scores are
+        for evaluation (e.g. AUC over every candidate), not for release.
+
+        Args:
+            query_nodes: ``[Q]`` node ids in ``[0, num_nodes_)``.
+            candidates: ``(ptr [Q + 1], nodes [T])``: query i's candidates are
+                ``nodes[ptr[i]:ptr[i + 1]]`` (not the query, no repeats).
+            k: released list length, >= 1.
+
+        Returns:
+            ``(order [T], noisy [T])``: ``order[ptr[i]:ptr[i + 1]]`` are positions into ``nodes``
+            of query i's candidates by decreasing noisy utility; ``noisy`` the noisy utilities,
+            aligned with ``nodes`` (float64).
+
+        Raises:
+            NotFittedError: before ``fit``. ConfigError: ``k`` < 1. DatasetError: malformed ids
+                or candidates (one line).
+        """
+        self._check_fitted()
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ConfigError(f"k must be an integer >= 1 (got {k!r})")
+        queries = _ids(query_nodes, self.num_nodes_, "query_nodes")
+        ptr, nodes = self._candidates(queries, candidates)
+        return self._rank(queries, ptr, nodes, int(k))
+
+    def _rank(self, queries: np.ndarray, ptr: np.ndarray, nodes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        config, rng, size = self._config, self._rng, nodes.size
+        s = self._scorer(np.repeat(queries, np.diff(ptr)), nodes)
+        if self.noise == "gumbel":
+            if self.transform_ is not None:
+                with torch.no_grad():
+                    # f is monotone, but its quadrature is only up to ~1e-6 of its range: clamping to
+                    # [f(0), f(1)] keeps every utility inside the range the sensitivity assumes
+                    s = apply_transform(self.transform_, s).clip(self.f_range_[0], self.f_range_[1])
+            noisy = s + gumbel_noise(size, self.noise_scale_, rng)
+        elif self.noise == "laplace":
             noisy = s + laplace_noise(size, 1.0 / config.epsilon_p, rng)
-            notes.append("one-shot Laplace(Delta/eps_p) top-K: the paper's baseline and its claim, not proven here")
-        elif method == "rank-staircase":
+        elif self.noise == "staircase":
             noisy = s + staircase_noise(size, epsilon=config.epsilon_p, sensitivity=1.0, rng=rng)
-            notes.append("one-shot staircase(Delta, eps_p) top-K: the paper's baseline and its claim, not proven here")
-        elif method == "rank-nonprivate":
-            noisy = s
         else:
-            raise ConfigError(f"unknown ranking method {method!r}")
-        order = rank_within_queries(split.test_ptr, noisy, rng)
-        ranked_labels = split.test_labels[order]
-        ranked_scores = noisy[order]
-        at_k, prec, auc = [], [], []
-        for i in range(split.queries.size):
-            sl = slice(split.test_ptr[i], split.test_ptr[i + 1])
-            labels = ranked_labels[sl]
-            k = min(config.top_k, labels.size)
-            at_k.append(auc_at_k(labels, k))
-            prec.append(precision_at_k(labels, k))
-            auc.append(ranking_auc(labels, ranked_scores[sl]))
-    metrics = {"auc_at_k": float(np.mean(at_k)), "precision_at_k": float(np.mean(prec)),
-               "auc": float(np.nanmean(auc))}
-    return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
-                  config=config.model_dump(mode="json"), metrics=metrics, privacy=_report(config, method, notes),
-                  timings=timer.finish(), info=info)
+            noisy = s
+        order = rank_within_queries(ptr, noisy, rng)
+        self._spend(queries, k)
+        return order, noisy
+
+    def _spend(self, queries: np.ndarray, k: int) -> None:
+        """Add k draws to each query's count; the ledger follows the most-asked query."""
+        if self.noise == "none" or not queries.size:
+            return
+        before = int(self.draws_.max())
+        np.add.at(self.draws_, queries, k)
+        after = int(self.draws_.max())
+        if after > before:
+            self.ledger_.spend(PureDpEvent(self._config.epsilon_p), phase="ranking", count=after - before)
+
+    def recommend(self, query_nodes: object, k: int | None = None, candidates: object = None) -> torch.Tensor:
+        """The released top-``k`` list of each query: its candidates with the largest noisy utility.
+
+        Args:
+            query_nodes: ``[Q]`` node ids in ``[0, num_nodes_)`` (a query may repeat: its lists
+                compose).
+            k: list length (default: the config's ``top_k``); at most each query's candidate count.
+            candidates: ``None`` (every node that is neither the query nor its neighbour in
+                ``graph_``) or ``(ptr [Q + 1], nodes [T])``: query i's candidates are
+                ``nodes[ptr[i]:ptr[i + 1]]`` (not the query, no repeats).
+
+        Returns:
+            ``[Q, k]`` LongTensor of node ids, best first. Spends k draws of eps_p per query (see
+            :attr:`privacy_report_`).
+
+        Raises:
+            NotFittedError: before ``fit``. ConfigError: ``k`` < 1 or above a query's candidate
+                count. DatasetError: malformed ids or candidates.
+        """
+        self._check_fitted()
+        k = self._config.top_k if k is None else k
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+            raise ConfigError(f"k must be an integer >= 1 (got {k!r})")
+        k = int(k)
+        queries = _ids(query_nodes, self.num_nodes_, "query_nodes")
+        ptr, nodes = self._candidates(queries, candidates)
+        counts = np.diff(ptr)
+        if (short := np.flatnonzero(counts < k)).size:
+            i = int(short[0])
+            raise ConfigError(f"k={k} is above the {int(counts[i])} candidates of query {int(queries[i])}; "
+                              "lower k or give that query more candidates")
+        if not queries.size:
+            return torch.zeros((0, k), dtype=torch.long)
+        order, _ = self._rank(queries, ptr, nodes, k)
+        top = order[ptr[:-1, None] + np.arange(k)]
+        return torch.from_numpy(nodes[top])
+
+    # -- files --------------------------------------------------------------------------------------
+
+    def _get_state(self) -> dict[str, Any]:
+        adj, f, c = self.graph_, self.transform_, self._scorer.classifier
+        state: dict[str, Any] = {
+            "num_nodes": self.num_nodes_, "indptr": torch.from_numpy(adj.indptr.astype(np.int64)),
+            "indices": torch.from_numpy(adj.indices.astype(np.int64)), "data": torch.from_numpy(adj.data.copy()),
+            "queries": torch.from_numpy(self.queries_), "draws": torch.from_numpy(self.draws_.copy()),
+            "transform": {} if f is None else f.state_dict(), "f_range": list(self.f_range_),
+            "noise_scale": self.noise_scale_, "rng": json.dumps(self._rng.bit_generator.state),
+            "notes": list(self._notes), "info": json.dumps(self.info_, default=_plain), "timings": dict(self.timings_)}
+        if c is not None:
+            state["classifier"] = {"z": torch.from_numpy(np.ascontiguousarray(c.z)),
+                                   "coef": torch.from_numpy(c.model.coef_.copy()),
+                                   "intercept": torch.from_numpy(c.model.intercept_.copy())}
+        return state
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        config, n = self._config, int(state["num_nodes"])
+        adj = sp.csr_matrix((state["data"].numpy(), state["indices"].numpy(), state["indptr"].numpy()), shape=(n, n))
+        classifier = None
+        if "classifier" in state:
+            blob = state["classifier"]
+            model = LogisticRegression(solver="liblinear")
+            model.coef_, model.intercept_ = blob["coef"].numpy(), blob["intercept"].numpy()
+            model.classes_, model.n_features_in_ = np.array([0.0, 1.0]), int(blob["coef"].shape[1])
+            classifier = LinkClassifier.__new__(LinkClassifier)
+            classifier.z, classifier.model = blob["z"].numpy(), model
+        f = None
+        if self.transform != "none":
+            with torch.random.fork_rng(devices=[]):  # the initial weights are overwritten: leave the global RNG be
+                f = _build_transform(config, self.transform)
+            f.load_state_dict(state["transform"])
+            f.eval()
+        rng = np.random.default_rng()
+        rng.bit_generator.state = json.loads(state["rng"])
+        self.transform_, self.f_range_ = f, tuple(float(v) for v in state["f_range"])
+        self.noise_scale_ = float(state["noise_scale"])
+        self.num_nodes_, self.graph_, self.queries_ = n, adj, state["queries"].numpy().copy()
+        self.draws_ = state["draws"].numpy().copy()
+        self.info_, self.timings_ = json.loads(state["info"]), dict(state["timings"])
+        self._scorer, self._rng, self._notes = _Scorer(config, adj, classifier), rng, list(state["notes"])
+        self.ledger_ = self._new_ledger()
+        if (worst := int(self.draws_.max(initial=0))) and self.noise != "none":
+            self.ledger_.spend(PureDpEvent(config.epsilon_p), phase="ranking", count=worst)

@@ -10,12 +10,14 @@ the same data gives the same model.
 
 Files (``save`` / ``load``): one ``torch.save`` of plain containers, tensors and strings, read back
 with ``torch.load(weights_only=True)`` (nothing is unpickled but tensors): the format name and
-version, the estimator class, the graphpriv version, the hyperparameters and the privacy report as
-JSON, and the subclass's fitted state (``_get_state``: tensors, numbers, strings, lists, dicts).
+version, the estimator class and its module (only graphpriv's own modules are ever imported to
+load one), the graphpriv version, the hyperparameters and the privacy report as JSON, and the
+subclass's fitted state (``_get_state``: tensors, numbers, strings, lists, dicts).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 from typing import Any, ClassVar
@@ -174,6 +176,7 @@ class Estimator:
         path.parent.mkdir(parents=True, exist_ok=True)
         report = self.privacy_report_
         torch.save({"format": FORMAT, "format_version": FORMAT_VERSION, "class": type(self).__name__,
+                    "module": type(self).__module__,
                     "graphpriv_version": __version__, "params": json.dumps(self.get_params()),
                     "privacy_report": report.model_dump_json() if report is not None else "",
                     "state": self._get_state()}, path)
@@ -204,6 +207,13 @@ class Estimator:
                                  f"({FORMAT_VERSION}); upgrade graphpriv (it was written by graphpriv "
                                  f"{blob.get('graphpriv_version')})")
         target = _CLASSES.get(str(blob.get("class")))
+        module = blob.get("module")
+        if target is None and isinstance(module, str) and module.startswith("graphpriv."):
+            try:  # a class of graphpriv's own whose module this process has not imported yet
+                importlib.import_module(module)
+            except ImportError:
+                pass
+            target = _CLASSES.get(str(blob.get("class")))
         if target is None or not issubclass(target, cls):
             raise ModelFileError(f"{path} holds a {blob.get('class')}, not a {cls.__name__}; load it with "
                                  f"{blob.get('class')}.load or Estimator.load")

@@ -1,20 +1,25 @@
-"""PrivDPR and DPR: node-level DP synthetic graphs from a deep PageRank (specs/privdpr.md).
+"""PrivDPR and DPR: node-level DP synthetic graphs from a deep PageRank, as an estimator.
 
-Method ids: ``privdpr`` (noise on V's gradient; node-level (eps, delta)-DP, bounded relation) and
-``dpr`` (the same without noise: no guarantee). Source: Zhang, Hu, Ye, Xu, "PrivDPR" (KDD 2025).
+Source: Zhang, Hu, Ye, Xu, "PrivDPR: Synthetic Graph Publishing with Deep PageRank under
+Differential Privacy" (KDD 2025): Algorithm 2 lines 1-12 train the node embeddings V with
+Gaussian noise on V's summed gradient (:func:`graphpriv.synthesis.privdpr.train_embeddings`;
+sensitivity by Theorem 4.2 and Eq. 13); lines 13-18 generate the synthetic graph from V V^T
+(:mod:`graphpriv.synthesis.generation`, post-processing). Method ids: ``privdpr`` (with noise) and
+``dpr`` (``private=False``: the same model without noise, no guarantee)::
 
-Flow of a run: 80/20 split of the real edges (:func:`graphpriv.data.splits.link_split`, the 20%
-held out for link prediction); V trained on the 80% graph
-(:func:`graphpriv.synthesis.privdpr.train_embeddings`); the synthetic graph generated from V
-(:mod:`graphpriv.synthesis.generation`, post-processing); evaluation: the eight structural errors
-against the 80% graph the generator saw, link-prediction AUC of a GAE trained on the synthetic graph
-(structure only) on the held-out edges against as many non-edges, and, for graphs with labels,
-node-classification micro-F1 of a logistic regression on that GAE's embeddings (90/10 nodes).
+    est = PrivDPR(epsilon=3.2, random_state=0).fit(data)   # trains V on data's graph
+    synthetic = est.generate()                             # a PyG Data: the synthetic graph
+    est.embeddings_, est.privacy_report_, est.released_    # V, the node-level report, the release
+
+``fit`` is the mechanism only. Judging a synthetic graph (the 80/20 edge split, the structural
+errors, link-prediction AUC, node-classification F1 and link-inference attacks) is the synthesis
+protocol's work: :mod:`graphpriv.evaluation.synthesis`; the config fields ``test_ratio``,
+``evaluate`` and ``attacks`` are read by that protocol only.
 
 The target edge count (``edge_count``): ``model`` (default) counts pairs with sigmoid(v_i . v_j) >
 0.5, a function of V only; ``public`` takes ``num_edges`` from the caller; ``input`` reads the
-training graph's |E| and *says so* (the paper's behaviour; that count is private data and the
-result's privacy notes state that it is treated as public).
+fitted graph's |E| and *says so* (the paper's behaviour; that count is private data and the
+privacy report's notes state that it is treated as public).
 
 Graphs are undirected: graphpriv's loaders symmetrise directed edge lists (p2p_gnutella08), so the
 walks follow undirected edges and d_in = d_out = degree.
@@ -22,33 +27,30 @@ walks follow undirected edges and d_in = d_out = degree.
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import torch
 from pydantic import Field, model_validator
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import f1_score, roc_auc_score
-from sklearn.model_selection import train_test_split
 from torch_geometric.data import Data
 
-from graphpriv.attacks.graph import PublishedGraph
-from graphpriv.attacks.suite import attack_auc, make_attack, resolve_attacks
-from graphpriv.data.graph import to_csr
-from graphpriv.data.splits import link_split
-from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
+from graphpriv.attacks.suite import resolve_attacks
+from graphpriv.data.graph import to_csr, undirected_pairs
+from graphpriv.data.release import PublishedGraph
+from graphpriv.data.validation import check_data, check_seed
 from graphpriv.errors import ConfigError
-from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress
-from graphpriv.metrics.graph_stats import graph_stats, structural_errors
-from graphpriv.nn.gae import gae_embeddings
+from graphpriv.methods.base import MethodConfig, Progress, no_progress
+from graphpriv.methods.estimator import Estimator
 from graphpriv.synthesis.generation import assemble_graph, score_counts
 from graphpriv.synthesis.privdpr import train_embeddings
 
-__all__ = ["PrivDPRConfig", "generate", "run", "training_kwargs"]
+__all__ = ["PrivDPR", "PrivDPRConfig", "generate_pairs", "training_kwargs"]
 
 
 class PrivDPRConfig(MethodConfig):
-    """PrivDPR's hyperparameters (spec defaults) and the evaluation's."""
+    """PrivDPR's hyperparameters (the paper's defaults) and the synthesis protocol's (``test_ratio``,
+    ``evaluate``, ``attacks``: read by :mod:`graphpriv.evaluation.synthesis` only)."""
 
     epsilon: float = Field(3.2, gt=0, description="node-level epsilon (bounded: replace one node)")
     delta: float = Field(1e-5, gt=0, lt=1)
@@ -84,136 +86,214 @@ class PrivDPRConfig(MethodConfig):
         return self
 
 
-def run(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "privdpr",
-        progress: Progress = no_progress) -> Result:
-    """One PrivDPR (or DPR) run: split, train V, generate, evaluate.
-
-    Returns:
-        :class:`Result` with metrics ``lp_auc``, ``nc_f1`` (labelled graphs), the structural errors
-        ``err_tc``, ``err_wc``, ``err_cc``, ``err_rede``, ``err_cpl``, ``err_diameter``,
-        ``err_lcc`` and ``ks``; with ``attacks``, ``attack_auc_<id>`` for each attack (training edges
-        against non-edges, inferred from the synthetic graph); the diagnostics ``gradient_norm`` (mean norm of a step's true summed
-        V-gradient) and ``signal_to_noise`` (that over the noise's expected norm, private runs); the
-        privacy report (None for ``dpr``); the synthetic graph as the
-        release (``graphpriv run privdpr ... --out FILE`` writes it).
-
-    Raises:
-        ConfigError: bad settings (s <= 1, depth over 64, ...). DatasetError: too few edges.
-    """
-    data = check_data(data, needs_labels=IF_PRESENT, method=method)
-    seed = check_seed(seed)
-    private = config.private and method != "dpr"
-    timer = Timer()
-    n = int(data.num_nodes)
-    with timer.phase("split"):
-        split = link_split(data, val_ratio=0.0, test_ratio=config.test_ratio, seed=seed)
-        adj = to_csr(split.train_edge_index, n)
-    with timer.phase("training"):
-        trained = train_embeddings(adj, **training_kwargs(config, private=private, seed=seed), progress=progress)
-    notes: list[str] = []
-    with timer.phase("generation"):
-        pairs, target, model_edges = generate(trained.V, config, seed=seed,
-                                              input_edges=int(split.train_edge_index.shape[1]))
-        if config.edge_count == "input":
-            notes.append(f"edge count: the training graph's |E| = {target} was read and treated as public "
-                         "(the paper's generation); it is not covered by the guarantee")
-    release = PublishedGraph(pairs, n)
-    info = {"depth": trained.depth, "iterations": trained.iterations, "batch_pairs": trained.batch_pairs,
-            "noise_multiplier": trained.noise_multiplier, "noise_std": trained.noise_std,
-            "edge_count_source": config.edge_count, "target_edges": int(target), "model_edges": int(model_edges),
-            "synthetic_edges": int(release.num_edges), **trained.info}
-    # diagnostics of the mechanism: the true summed V-gradient per step against the noise's norm
-    metrics: dict[str, float] = {"gradient_norm": float(trained.info["gradient_norm_mean"])}
-    if trained.info.get("noise_norm"):
-        metrics["signal_to_noise"] = metrics["gradient_norm"] / float(trained.info["noise_norm"])
-    if config.evaluate:
-        with timer.phase("evaluation"):
-            metrics.update(_evaluate(adj, release, split, data, seed))
-    if config.attacks.strip() != "none" and release.num_edges:
-        with timer.phase("attacks"):
-            metrics.update(_attack(config.attacks, release, split, seed))
-    privacy = None
-    if trained.ledger is not None:
-        if config.accounting == "paper":
-            notes.append(f"paper accounting: T = {trained.iterations} Gaussian steps of (eps/T, delta/T) each, "
-                         f"sequential composition; the RDP accountant gives eps = "
-                         f"{trained.info['rdp_epsilon_of_this_noise']:.4g} for the same noise")
-        notes.append("bounded node-level DP (replace one node and its edges; N public); sensitivity "
-                     "2 S_grad / T per step (replace-one doubles the paper's S_grad / T)")
-        privacy = trained.ledger.report(target_epsilon=config.epsilon, notes=notes)
-    elif notes:
-        info["notes"] = notes
-    return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
-                  config=config.model_dump(mode="json"), metrics=metrics, privacy=privacy,
-                  timings=timer.finish(), info=info).with_release(release)
-
-
 def training_kwargs(config: PrivDPRConfig, *, private: bool, seed: int) -> dict:
     """The keyword arguments of :func:`graphpriv.synthesis.privdpr.train_embeddings` for ``config``
-    (epsilon None when ``private`` is False: ``dpr``); shared by :func:`run` and the privacy audit."""
+    (epsilon None when ``private`` is False: ``dpr``); shared by :meth:`PrivDPR.fit` and the
+    privacy audit (:mod:`graphpriv.privacy.audit_privdpr`)."""
     return {"epsilon": config.epsilon if private else None, "delta": config.delta, "accounting": config.accounting,
             "s_grad": config.s_grad, "epochs": config.epochs, "batch_nodes": config.batch_nodes,
             "num_walks": config.num_walks, "walk_length": config.walk_length, "r": config.r, "d": config.d,
             "s": config.s, "lr": config.lr, "gamma": config.gamma, "adam_eps": config.adam_eps, "seed": seed}
 
 
-def generate(V: torch.Tensor, config: PrivDPRConfig, *, seed: int, input_edges: int | None = None
-             ) -> tuple[np.ndarray, int, int]:
-    """A run's graph generation from V (post-processing: no privacy spent), with the run's seeds.
+def generate_pairs(V: torch.Tensor, config: PrivDPRConfig, *, seed: int, input_edges: int | None = None,
+                   num_edges: int | None = None) -> tuple[np.ndarray, int, int]:
+    """Graph generation from V (post-processing: no privacy spent), with ``seed``'s draws.
 
     Args:
-        V: ``[N, r]`` released embeddings. config: samples_per_node, temperature, edge_count,
-            num_edges. seed: the run's seed. input_edges: the training graph's |E|, read only when
+        V: ``[N, r]`` released embeddings. config: ``samples_per_node``, ``temperature``,
+            ``edge_count``, ``num_edges``. seed: the generation's seed (the score counts draw from
+            ``torch.Generator().manual_seed(seed + 7919)``, the assembly from numpy
+            ``default_rng([seed, 173])``). input_edges: the fitted graph's |E|, read only when
             ``edge_count = 'input'`` (the paper's generation, outside the guarantee).
+        num_edges: a target edge count (>= 1) that replaces the one ``edge_count`` gives.
 
     Returns:
-        ``(pairs, target, model_edges)``: the synthetic graph's undirected edges ``[2, E']`` (u < v),
-        the target edge count used, and the model's own count.
+        ``(pairs, target, model_edges)``: the synthetic graph's undirected edges ``[2, E']`` (u < v,
+        E' = min(target, pairs with a non-zero score)), the target edge count used, and the model's
+        own count.
 
     Raises:
-        ConfigError: ``edge_count = 'input'`` without ``input_edges``.
+        ConfigError: ``edge_count = 'input'`` without ``input_edges`` (and no ``num_edges``).
 
-    Source: papers/003, Algorithm 2 lines 13-18 (:mod:`graphpriv.synthesis.generation`).
+    Source: Zhang et al., "PrivDPR: Synthetic Graph Publishing with Deep PageRank under
+    Differential Privacy" (KDD 2025), Algorithm 2 lines 13-18 (:mod:`graphpriv.synthesis.generation`).
     """
-    if config.edge_count == "input" and input_edges is None:
+    if num_edges is None and config.edge_count == "input" and input_edges is None:
         raise ConfigError("edge_count = 'input' needs the training graph's edge count (input_edges)")
     counts, model_edges = score_counts(V, samples_per_node=config.samples_per_node, temperature=config.temperature,
                                        generator=torch.Generator().manual_seed(seed + 7919))
-    target = {"model": model_edges, "public": config.num_edges, "input": input_edges}[config.edge_count]
+    if num_edges is not None:
+        target = num_edges
+    else:
+        target = {"model": model_edges, "public": config.num_edges, "input": input_edges}[config.edge_count]
     pairs = assemble_graph(counts, max(1, int(target)), rng=np.random.default_rng([seed, 173]))
     return pairs, int(target), int(model_edges)
 
 
-def _attack(attacks: str, release: PublishedGraph, split, seed: int) -> dict[str, float]:
-    """Link inference from the synthetic graph: real edges the generator trained on (as many as
-    there are held-out edges, drawn at random) against the LP split's non-edges; 0.5 = guessing."""
-    rng = np.random.default_rng([seed, 181])
-    train = split.train_edge_index
-    positives = train[:, rng.choice(train.shape[1], min(train.shape[1], split.test_neg.shape[1]), replace=False)]
-    return {f"attack_auc_{name}": attack_auc(make_attack(name, seed=seed), release, positives, split.test_neg)[0]
-            for name in resolve_attacks(attacks)}
+def _plain(value: Any) -> Any:
+    """JSON for numpy scalars and arrays in ``info_``."""
+    return value.tolist() if isinstance(value, (np.ndarray, np.generic)) else str(value)
 
 
-def _evaluate(adj, release: PublishedGraph, split, data: Data, seed: int) -> dict[str, float]:
-    """Structural errors against the training graph, LP AUC, NC micro-F1 (labelled graphs)."""
-    synthetic = to_csr(release.pairs, release.num_nodes)
-    metrics = {}
-    if release.num_edges:
-        errors = structural_errors(graph_stats(adj), synthetic, original_adj=adj)
-        metrics.update({("ks" if k == "ks" else f"err_{k}"): float(v) for k, v in errors.items()})
-    edge_index = torch.from_numpy(np.concatenate([release.pairs, release.pairs[::-1]], axis=1))
-    if release.num_edges == 0:
-        return metrics
-    z = gae_embeddings(edge_index, release.num_nodes, None, seed=seed).numpy().astype(np.float64)
-    pairs = np.concatenate([split.test_pos, split.test_neg], axis=1)
-    scores = np.einsum("pd,pd->p", z[pairs[0]], z[pairs[1]])
-    labels = np.r_[np.ones(split.test_pos.shape[1]), np.zeros(split.test_neg.shape[1])]
-    metrics["lp_auc"] = float(roc_auc_score(labels, scores))
-    y = getattr(data, "y", None)
-    if y is not None:
-        y = np.asarray(y)
-        known = np.flatnonzero(y >= 0)
-        train, test = train_test_split(known, test_size=0.1, random_state=seed, stratify=None)
-        clf = LogisticRegression(max_iter=1000).fit(z[train], y[train])
-        metrics["nc_f1"] = float(f1_score(y[test], clf.predict(z[test]), average="micro"))
-    return metrics
+class PrivDPR(Estimator):
+    """PrivDPR: node embeddings V of a deep PageRank trained with noise, and graphs generated from V.
+
+    ``fit`` runs Algorithm 2 lines 1-12 on the given graph: b walk starts per step, R_wn walks of
+    length R_wl each, the pair loss of the deep PageRank f(V) with weight-normalised layers (depth
+    chosen so that a step's summed V-gradient is bounded by S_grad / T, Eq. 13), and Gaussian noise
+    on that gradient before Adam's step (``private``); W is trained too but never released.
+    ``generate`` is lines 13-18: score counts from softmax(v_i . v_j / temperature), then NetGAN's
+    assembly to the target edge count. Source: Zhang, Hu, Ye, Xu, "PrivDPR: Synthetic Graph
+    Publishing with Deep PageRank under Differential Privacy" (KDD 2025), Sec. 4 and Algorithm 2.
+
+    Privacy (``private=True``): node-level (epsilon, delta)-DP of V, bounded relation: neighbouring
+    graphs differ by replacing one node and its edges (N is public); sensitivity 2 S_grad / T per
+    step (replace-one doubles the paper's S_grad / T), the T Gaussian steps composed by the RDP
+    accountant (``accounting='rigorous'``) or by the paper's sequential composition of (eps/T,
+    delta/T) steps (``'paper'``). Generation is post-processing of V, except that
+    ``edge_count='input'`` reads the fitted graph's |E|, which the report's notes state is treated
+    as public. ``private=False`` (DPR) adds no noise: ``privacy_report_`` is None.
+
+    Args:
+        random_state: seed of the training's draws (walks, initial weights, noise) and the default
+            seed of :meth:`generate`.
+        **params: the fields of :class:`PrivDPRConfig` (``test_ratio``, ``evaluate`` and
+            ``attacks`` are protocol settings, not read here).
+
+    Attributes:
+        embeddings_: V, ``[N, r]`` float32 tensor (the released model).
+        num_nodes_: N. input_edges_: the fitted graph's |E| when ``edge_count='input'``, else None.
+        info_: facts of the training (depth, iterations T, batch pairs B, noise multiplier and
+            std, the edge-count source, losses, the mean true gradient norm and its bound, ...).
+        privacy_report_: the node-level :class:`~graphpriv.privacy.report.PrivacyReport` (phase
+            ``training``), None for DPR.
+        released_: the last graph :meth:`generate` returned, a
+            :class:`~graphpriv.data.release.PublishedGraph` (not set before the first ``generate``).
+        generation_info_: ``seed``, ``target_edges``, ``model_edges`` and ``synthetic_edges`` of
+            that generation.
+
+    Raises:
+        ConfigError: an unknown hyperparameter or an invalid value (s <= 1, an unknown attack,
+            ``edge_count='public'`` without ``num_edges``; at construction).
+    """
+
+    config_cls: ClassVar[type[MethodConfig]] = PrivDPRConfig
+
+    def fit(self, data: Data, progress: Progress = no_progress) -> PrivDPR:
+        """Train V on the graph of ``data``; returns ``self``.
+
+        Args:
+            data: PyG ``Data`` with ``edge_index [2, E]`` (either or both directions; self-loops
+                and duplicates are dropped), ``num_nodes`` N (at least ``batch_nodes``); features
+                and labels are checked when present but not read (the model sees structure only).
+            progress: called ``progress(epoch, epochs, loss=...)`` after every epoch.
+
+        Returns:
+            ``self``, fitted (``embeddings_``, ``info_``, ``privacy_report_``).
+
+        Raises:
+            DatasetError: not a valid graph (no edges, ids out of range, non-finite features, ...;
+                see :func:`~graphpriv.data.validation.check_data`).
+            ConfigError: fewer nodes than ``batch_nodes`` (T = 0), a depth over 64 layers, or
+                ``edge_count='public'`` with ``num_edges`` above the N(N-1)/2 node pairs.
+        """
+        config = self._config
+        data = check_data(data, method=type(self).__name__)
+        n = int(data.num_nodes)
+        pairs = undirected_pairs(data.edge_index)
+        if config.edge_count == "public" and config.num_edges > _max_pairs(n):
+            raise ConfigError(f"num_edges={config.num_edges} is above the {_max_pairs(n)} node pairs of a graph "
+                              f"with {n} nodes; lower num_edges")
+        private = bool(config.private)
+        trained = train_embeddings(to_csr(pairs, n), **training_kwargs(config, private=private, seed=self.random_state),
+                                   progress=progress)
+        notes: list[str] = []
+        input_edges = None
+        if config.edge_count == "input":
+            input_edges = int(pairs.shape[1])
+            notes.append(f"edge count: the training graph's |E| = {input_edges} was read and treated as public "
+                         "(the paper's generation); it is not covered by the guarantee")
+        info = {"depth": trained.depth, "iterations": trained.iterations, "batch_pairs": trained.batch_pairs,
+                "noise_multiplier": trained.noise_multiplier, "noise_std": trained.noise_std,
+                "edge_count_source": config.edge_count, **trained.info}
+        report = None
+        if trained.ledger is not None:
+            if config.accounting == "paper":
+                notes.append(f"paper accounting: T = {trained.iterations} Gaussian steps of (eps/T, delta/T) each, "
+                             f"sequential composition; the RDP accountant gives eps = "
+                             f"{trained.info['rdp_epsilon_of_this_noise']:.4g} for the same noise")
+            notes.append("bounded node-level DP (replace one node and its edges; N public); sensitivity "
+                         "2 S_grad / T per step (replace-one doubles the paper's S_grad / T)")
+            report = trained.ledger.report(target_epsilon=config.epsilon, notes=notes)
+        elif notes:
+            info["notes"] = notes
+        self.embeddings_ = trained.V.detach()
+        self.num_nodes_, self.input_edges_, self.info_ = n, input_edges, info
+        self.__dict__.pop("released_", None)
+        self.__dict__.pop("generation_info_", None)
+        return self._fitted(report)
+
+    def generate(self, num_edges: int | None = None, seed: int | None = None) -> Data:
+        """A synthetic graph generated from ``embeddings_`` (post-processing: no privacy spent).
+
+        Args:
+            num_edges: the target |E'| in [1, N(N-1)/2]; default: what ``edge_count`` gives (the
+                model's count of pairs with v_i . v_j > 0, the public ``num_edges``, or the fitted
+                graph's |E| for ``'input'``). The graph has fewer edges only when fewer pairs were
+                drawn (``samples_per_node`` per node).
+            seed: the generation's seed in [0, 2^32 - 1]; default ``random_state`` (the draws of a
+                ``privdpr`` run with that seed). The same seed gives the same graph.
+
+        Returns:
+            PyG ``Data`` with ``edge_index [2, 2|E'|]`` int64 (every undirected edge in both
+            directions, no self-loop) and ``num_nodes`` N (the fitted graph's node ids); it is
+            also kept as ``released_``.
+
+        Raises:
+            NotFittedError: before ``fit``. ConfigError: ``num_edges`` not an integer in
+                [1, N(N-1)/2], or a bad ``seed``.
+        """
+        self._check_fitted()
+        n = self.num_nodes_
+        if num_edges is not None:
+            if isinstance(num_edges, bool) or not isinstance(num_edges, (int, np.integer)):
+                raise ConfigError(f"num_edges must be an integer (got {type(num_edges).__name__} {num_edges!r})")
+            if not 1 <= num_edges <= _max_pairs(n):
+                raise ConfigError(f"num_edges must be in [1, {_max_pairs(n)}] (the node pairs of {n} nodes); "
+                                  f"got {num_edges}")
+            num_edges = int(num_edges)
+        seed = self.random_state if seed is None else check_seed(seed)
+        pairs, target, model_edges = generate_pairs(self.embeddings_, self._config, seed=seed,
+                                                    input_edges=self.input_edges_, num_edges=num_edges)
+        self.released_ = PublishedGraph(pairs, n)
+        self.generation_info_ = {"seed": seed, "target_edges": target, "model_edges": model_edges,
+                                 "synthetic_edges": self.released_.num_edges}
+        return self.released_.to_data()
+
+    # -- files --------------------------------------------------------------------------------------
+
+    def _get_state(self) -> dict[str, Any]:
+        state: dict[str, Any] = {"V": self.embeddings_.clone(), "num_nodes": self.num_nodes_,
+                                 "input_edges": self.input_edges_, "info": json.dumps(self.info_, default=_plain)}
+        if "released_" in self.__dict__:
+            state["released"] = torch.from_numpy(self.released_.pairs.copy())
+            state["generation"] = json.dumps(self.generation_info_)
+        return state
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        V = state["V"]
+        if not isinstance(V, torch.Tensor) or V.ndim != 2 or V.shape[0] != int(state["num_nodes"]):
+            raise ValueError("V must be a [N, r] tensor")
+        self.embeddings_ = V.to(torch.float32)
+        self.num_nodes_ = int(state["num_nodes"])
+        self.input_edges_ = None if state["input_edges"] is None else int(state["input_edges"])
+        self.info_ = json.loads(state["info"])
+        if "released" in state:
+            self.released_ = PublishedGraph(state["released"].numpy(), self.num_nodes_)
+            self.generation_info_ = json.loads(state["generation"])
+
+
+def _max_pairs(num_nodes: int) -> int:
+    """N(N-1)/2, the node pairs of an undirected simple graph."""
+    return num_nodes * (num_nodes - 1) // 2

@@ -216,12 +216,12 @@ def _synthetic_partner_edges(V: torch.Tensor, canary_ids: np.ndarray, partner_id
     """Per canary, its synthetic edges to its partners (the method's generation; an ``input`` edge
     count falls back to the model's, as the audit has no private count to read)."""
     from graphpriv.data.graph import pair_codes
-    from graphpriv.methods.privdpr import generate
+    from graphpriv.methods.privdpr import generate_pairs
 
     n = V.shape[0]
     if config.edge_count == "input":
         config = config.model_copy(update={"edge_count": "model"})
-    pairs, _, _ = generate(V, config, seed=seed)
+    pairs, _, _ = generate_pairs(V, config, seed=seed)
     released = np.unique(pair_codes(pairs, n))
     k = partner_ids.shape[1]
     candidates = np.stack([np.repeat(canary_ids, k), partner_ids.ravel()])

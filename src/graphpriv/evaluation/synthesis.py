@@ -1,0 +1,158 @@
+"""The synthesis protocol for PrivDPR: split -> fit V -> generate -> structure, utility, attacks.
+
+Protocol (Zhang, Hu, Ye, Xu, "PrivDPR: Synthetic Graph Publishing with Deep PageRank under
+Differential Privacy", KDD 2025, the evaluation of Tables 2-6): the undirected edges are split
+80/20 (``test_ratio``) by :func:`~graphpriv.data.splits.link_split` seeded with the run's seed
+(the 20% held out for link prediction, with as many non-edges of the whole graph); a
+:class:`~graphpriv.methods.privdpr.PrivDPR` with ``random_state`` = the seed is fitted on the 80%
+graph and generates one synthetic graph with that seed. Evaluation (``evaluate``): the eight
+structural errors of the synthetic graph against the 80% graph the generator saw
+(:func:`~graphpriv.metrics.graph_stats.structural_errors`); link-prediction AUC of a GAE trained on
+the synthetic graph (structure only) on the held-out edges against as many non-edges; for graphs
+with labels, node-classification micro-F1 of a logistic regression on that GAE's embeddings
+(90/10 labelled nodes). With ``attacks``, link inference from the synthetic graph: training edges
+against non-edges. Everything after ``fit`` is post-processing of V (the guarantee is node level,
+about the 80% graph).
+
+:func:`run_privdpr` is the registry's run function of ``privdpr`` and ``dpr``:
+``(config, data, *, seed, method, progress) -> Result`` with the synthetic graph attached
+(``Result.release``, which ``graphpriv run ... --out`` writes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+import torch
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import f1_score, roc_auc_score
+from sklearn.model_selection import train_test_split
+from torch_geometric.data import Data
+
+from graphpriv.attacks.suite import attack_auc, make_attack, resolve_attacks
+from graphpriv.data.graph import to_csr
+from graphpriv.data.release import PublishedGraph
+from graphpriv.data.splits import LinkSplit, link_split
+from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
+from graphpriv.evaluation.link import training_graph
+from graphpriv.methods.base import Progress, Result, Timer, no_progress
+from graphpriv.methods.privdpr import PrivDPR, PrivDPRConfig
+from graphpriv.metrics.graph_stats import graph_stats, structural_errors
+from graphpriv.nn.gae import gae_embeddings
+
+__all__ = ["attack_synthetic", "evaluate_synthetic", "run_privdpr"]
+
+
+def run_privdpr(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "privdpr",
+                progress: Progress = no_progress) -> Result:
+    """One PrivDPR (or DPR) run by the synthesis protocol: split, fit V, generate, evaluate.
+
+    Args:
+        config: :class:`~graphpriv.methods.privdpr.PrivDPRConfig` (``method='dpr'`` runs without
+            noise whatever ``private`` says). data: the whole graph (``edge_index``, ``num_nodes``;
+            ``y [N]`` optional, for NC F1). seed: seeds the split, the estimator
+            (``random_state``) and its generation. method: the id recorded. progress: called
+            after every training epoch.
+
+    Returns:
+        :class:`Result` with metrics ``lp_auc``, ``nc_f1`` (labelled graphs), the structural errors
+        ``err_tc``, ``err_wc``, ``err_cc``, ``err_rede``, ``err_cpl``, ``err_diameter``,
+        ``err_lcc`` and ``ks``; with ``attacks``, ``attack_auc_<id>`` for each attack (training
+        edges against non-edges, inferred from the synthetic graph); the diagnostics
+        ``gradient_norm`` (mean norm of a step's true summed V-gradient) and ``signal_to_noise``
+        (that over the noise's expected norm, private runs); the node-level privacy report (None
+        for ``dpr``); info: the estimator's training facts and the generation's edge counts
+        (``target_edges``, ``model_edges``, ``synthetic_edges``); the synthetic graph as the
+        release (``graphpriv run privdpr ... --out FILE`` writes it) and the fitted
+        :class:`~graphpriv.methods.privdpr.PrivDPR` as the estimator (:attr:`Result.estimator`).
+
+    Raises:
+        DatasetError: an invalid graph, too few edges to split. ConfigError: a bad seed; what
+            :meth:`PrivDPR.fit <graphpriv.methods.privdpr.PrivDPR.fit>` raises (fewer nodes than
+            ``batch_nodes``, depth over 64, a public ``num_edges`` above the node pairs).
+    """
+    data = check_data(data, needs_labels=IF_PRESENT, method=method)
+    seed = check_seed(seed)
+    timer = Timer()
+    with timer.phase("split"):
+        split = link_split(data, val_ratio=0.0, test_ratio=config.test_ratio, seed=seed)
+        adj = to_csr(split.train_edge_index, int(data.num_nodes))
+    estimator = PrivDPR(random_state=seed, **{**config.model_dump(), "private": config.private and method != "dpr"})
+    with timer.phase("training"):
+        estimator.fit(training_graph(data, split), progress=progress)
+    with timer.phase("generation"):
+        estimator.generate()
+    release = estimator.released_
+    trained = dict(estimator.info_)
+    head = ("depth", "iterations", "batch_pairs", "noise_multiplier", "noise_std", "edge_count_source")
+    generated = estimator.generation_info_
+    info = {**{k: trained.pop(k) for k in head},
+            **{k: generated[k] for k in ("target_edges", "model_edges", "synthetic_edges")}, **trained}
+    # diagnostics of the mechanism: the true summed V-gradient per step against the noise's norm
+    metrics: dict[str, float] = {"gradient_norm": float(info["gradient_norm_mean"])}
+    if info.get("noise_norm"):
+        metrics["signal_to_noise"] = metrics["gradient_norm"] / float(info["noise_norm"])
+    if config.evaluate:
+        with timer.phase("evaluation"):
+            metrics.update(evaluate_synthetic(release, adj, split, getattr(data, "y", None), seed=seed))
+    if config.attacks.strip() != "none" and release.num_edges:
+        with timer.phase("attacks"):
+            metrics.update(attack_synthetic(config.attacks, release, split, seed=seed))
+    return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
+                  config=config.model_dump(mode="json"), metrics=metrics, privacy=estimator.privacy_report_,
+                  timings=timer.finish(), info=info).with_release(release).with_estimator(estimator)
+
+
+def evaluate_synthetic(release: PublishedGraph, adj: sp.csr_matrix, split: LinkSplit, labels=None, *,
+                       seed: int) -> dict[str, float]:
+    """Structural errors against the generator's graph, LP AUC and (labels) NC micro-F1.
+
+    Args:
+        release: the synthetic graph (N nodes). adj: ``[N, N]`` symmetric CSR of the graph the
+            generator was fitted on (the split's training graph). split: the run's
+            :class:`~graphpriv.data.splits.LinkSplit` (``test_pos`` / ``test_neg``, ``[2, P]``).
+        labels: ``[N]`` integer class ids (-1: unlabelled) or None (no NC F1). seed: the GAE's
+            and the 90/10 node split's seed.
+
+    Returns:
+        ``err_tc``, ``err_wc``, ``err_cc``, ``err_rede``, ``err_cpl``, ``err_diameter``,
+        ``err_lcc``, ``ks``, ``lp_auc`` and, with labels, ``nc_f1``; empty for an edgeless release.
+    """
+    synthetic = to_csr(release.pairs, release.num_nodes)
+    metrics = {}
+    if release.num_edges == 0:
+        return metrics
+    errors = structural_errors(graph_stats(adj), synthetic, original_adj=adj)
+    metrics.update({("ks" if k == "ks" else f"err_{k}"): float(v) for k, v in errors.items()})
+    edge_index = torch.from_numpy(np.concatenate([release.pairs, release.pairs[::-1]], axis=1))
+    z = gae_embeddings(edge_index, release.num_nodes, None, seed=seed).numpy().astype(np.float64)
+    pairs = np.concatenate([split.test_pos, split.test_neg], axis=1)
+    scores = np.einsum("pd,pd->p", z[pairs[0]], z[pairs[1]])
+    truth = np.r_[np.ones(split.test_pos.shape[1]), np.zeros(split.test_neg.shape[1])]
+    metrics["lp_auc"] = float(roc_auc_score(truth, scores))
+    if labels is not None:
+        y = np.asarray(labels)
+        known = np.flatnonzero(y >= 0)
+        train, test = train_test_split(known, test_size=0.1, random_state=seed, stratify=None)
+        clf = LogisticRegression(max_iter=1000).fit(z[train], y[train])
+        metrics["nc_f1"] = float(f1_score(y[test], clf.predict(z[test]), average="micro"))
+    return metrics
+
+
+def attack_synthetic(attacks: str, release: PublishedGraph, split: LinkSplit, *, seed: int) -> dict[str, float]:
+    """Link inference from the synthetic graph: real edges the generator trained on (as many as
+    there are held-out edges, drawn at random) against the split's non-edges; 0.5 = guessing.
+
+    Args:
+        attacks: ``'all'`` or comma-separated attack ids. release: the synthetic graph.
+        split: the run's split (``train_edge_index [2, E]``, ``test_neg [2, Q]``). seed: the
+            draw of the positives and the attacks' seed.
+
+    Returns:
+        ``attack_auc_<id>`` per attack.
+    """
+    rng = np.random.default_rng([seed, 181])
+    train = split.train_edge_index
+    positives = train[:, rng.choice(train.shape[1], min(train.shape[1], split.test_neg.shape[1]), replace=False)]
+    return {f"attack_auc_{name}": attack_auc(make_attack(name, seed=seed), release, positives, split.test_neg)[0]
+            for name in resolve_attacks(attacks)}
