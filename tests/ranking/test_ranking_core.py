@@ -12,18 +12,18 @@ import torch
 from scipy import stats
 
 from graphpriv.data.graph import to_csr, undirected_pairs
-from graphpriv.ranking.mechanism import rank_within_queries, staircase_noise
-from graphpriv.ranking.metrics import auc_at_k, precision_at_k, ranking_auc
-from graphpriv.ranking.protocol import ranking_split, triangle_counts
-from graphpriv.ranking.scores import score_range, triad_scores
-from graphpriv.ranking.training import QueryPairs, noise_scale, train_transform
-from graphpriv.ranking.transforms import (
+from graphpriv.nn.monotone import (
     PowerTransform,
     UMNNTransform,
     apply_transform,
     check_monotone,
     clenshaw_curtis,
 )
+from graphpriv.privacy.mechanisms import rank_within_queries, staircase_noise
+from graphpriv.ranking.metrics import auc_at_k, precision_at_k, ranking_auc
+from graphpriv.ranking.protocol import ranking_split, triangle_counts
+from graphpriv.ranking.scores import score_range, triad_scores
+from graphpriv.ranking.training import QueryPairs, noise_scale, train_transform
 from graphpriv.testing.graphs import random_graph
 
 

@@ -18,8 +18,8 @@ from sklearn.svm import LinearSVC
 
 from graphpriv.attacks.base import LinkAttack
 from graphpriv.attacks.graph import PublishedGraph
-from graphpriv.attacks.node2vec import node2vec_embeddings
 from graphpriv.data.splits import sample_non_edges
+from graphpriv.linkpred.node2vec import node2vec_embeddings
 from graphpriv.nn.gae import gae_embeddings
 
 __all__ = [

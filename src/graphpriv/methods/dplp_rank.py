@@ -46,21 +46,21 @@ from graphpriv.data.validation import check_data
 from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress
 from graphpriv.methods.estimator import Estimator
+from graphpriv.nn.monotone import PowerTransform, UMNNTransform, apply_transform
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.events import PureDpEvent
-from graphpriv.privacy.report import PrivacyReport
-from graphpriv.privacy.units import Accounting, PrivacyUnit
-from graphpriv.ranking.embeddings import EMBEDDING_SCORES, LinkClassifier, embed
-from graphpriv.ranking.mechanism import (
+from graphpriv.privacy.mechanisms import (
     gumbel_noise,
     laplace_noise,
     rank_within_queries,
     staircase_noise,
 )
+from graphpriv.privacy.report import PrivacyReport
+from graphpriv.privacy.units import Accounting, PrivacyUnit
+from graphpriv.ranking.embeddings import EMBEDDING_SCORES, LinkClassifier, embed
 from graphpriv.ranking.protocol import RankingSplit, ranking_split
 from graphpriv.ranking.scores import score_range, triad_scores
 from graphpriv.ranking.training import QueryPairs, noise_scale, train_transform
-from graphpriv.ranking.transforms import PowerTransform, UMNNTransform, apply_transform
 
 __all__ = ["NOISES", "TRANSFORMS", "VARIANTS", "DPLPRankConfig", "DPLPRanker", "RankConfig", "check_variant"]
 

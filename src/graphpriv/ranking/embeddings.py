@@ -15,8 +15,8 @@ import torch
 from sklearn.linear_model import LogisticRegression
 
 from graphpriv.attacks.graph import PublishedGraph
-from graphpriv.attacks.node2vec import node2vec_embeddings
 from graphpriv.data.splits import sample_non_edges
+from graphpriv.linkpred.node2vec import node2vec_embeddings
 from graphpriv.nn.gae import gae_embeddings
 
 __all__ = ["EMBEDDING_SCORES", "LinkClassifier", "embed"]

@@ -13,7 +13,7 @@ import numpy as np
 from gensim.models import Word2Vec
 from pecanpy.pecanpy import SparseOTF
 
-from graphpriv.attacks.graph import PublishedGraph
+from graphpriv.data.release import PublishedGraph
 
 __all__ = ["node2vec_embeddings"]
 

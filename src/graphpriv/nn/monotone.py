@@ -1,8 +1,7 @@
 """Monotone score transforms of DPLP-rank: nu_beta and the UMNN on top of it.
 
 Source: De & Chakrabarti (AAAI 2021), Sec. 4.3, Eq. 6-7; Wehenkel & Louppe, "Unconstrained
-monotonic neural networks" (NeurIPS 2019) for the integral form and Clenshaw–Curtis quadrature;
-specs/dplp-rank.md "Mechanism".
+monotonic neural networks" (NeurIPS 2019) for the integral form and Clenshaw–Curtis quadrature.
 
 - ``PowerTransform``: nu_beta(s) = sum_i exp(tau beta_i) s^(a_i), a_i = 1/2 + (i-1)/100,
   i = 1..170, tau = 0.01 (``dplp-rank-lin``). Increasing in s >= 0 for any beta, nu(0) = 0.
