@@ -36,6 +36,7 @@ _EXPORTS = {
     "attack": "graphpriv.attacks.suite",
     "load_dataset": "graphpriv.data:load",
     "run_method": "graphpriv.experiments.runner",
+    "make_estimator": "graphpriv.experiments.registry",
 }
 
 __all__ = ["__version__", *_EXPORTS]  # noqa: PLE0604 - the keys of _EXPORTS are strings

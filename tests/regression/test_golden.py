@@ -30,7 +30,13 @@ def test_every_method_has_a_cell():
 
 @pytest.mark.parametrize("method", sorted(CELLS))
 def test_cell_matches_the_pinned_numbers(method):
-    got, want = summary(run_cell(method)), GOLDEN_VALUES[method]
+    from graphpriv.experiments.registry import ESTIMATORS, make_estimator
+
+    result = run_cell(method)
+    # the run fitted the registry's estimator for this id, with its variant and preset
+    fitted, fresh = result.estimator, make_estimator(method, CELLS[method], random_state=0)
+    assert type(fitted) is ESTIMATORS[method] is type(fresh) and fitted.get_params() == fresh.get_params()
+    got, want = summary(result), GOLDEN_VALUES[method]
     assert set(got["metrics"]) == set(want["metrics"]), method
     bad = {k: (got["metrics"][k], v) for k, v in want["metrics"].items() if not _close(got["metrics"][k], v)}
     assert not bad, f"{method}: metrics changed (got, pinned): {bad}"

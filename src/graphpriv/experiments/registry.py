@@ -24,6 +24,7 @@ from graphpriv.methods import (
     publishing,
 )
 from graphpriv.methods.base import MethodConfig, RunFn
+from graphpriv.methods.estimator import Estimator
 from graphpriv.privacy.accountant import MAX_EPSILON
 
 #: Method id -> :class:`~graphpriv.methods.dpar.DPARClassifier`'s ``appr`` (the audits read it here).
@@ -114,6 +115,49 @@ _METHODS = [
 ]
 
 METHODS: dict[str, MethodSpec] = {m.id: m for m in _METHODS}
+
+#: Method id -> the estimator its protocol fits (the variant, e.g. DPAR's ``appr``, from
+#: :func:`estimator_args`; the hyperparameters: the method's preset, then the overrides).
+ESTIMATORS: dict[str, type[Estimator]] = {
+    "dplp-ps": dplp_subgraph.DPLPLinkPredictor, "dplp-ns": dplp_subgraph.DPLPLinkPredictor,
+    "seal": dplp_subgraph.SEALLinkPredictor, "lapgraph-sgnn": lapgraph_sgnn.LapGraphLinkPredictor,
+    "cn": heuristic.CommonNeighbours,
+    **dict.fromkeys(("dplp-rank", "dplp-rank-lin", "rank-exponential", "rank-laplace", "rank-staircase",
+                     "rank-nonprivate"), dplp_rank.DPLPRanker),
+    "privdpr": privdpr.PrivDPR, "dpr": privdpr.PrivDPR,
+    **dict.fromkeys(("dpar-em0", "dpar-em1", "dpar-gm", "dpar-nodp"), dpar.DPARClassifier),
+    "dp-mlp": mlp.MLPClassifier, "mlp": mlp.MLPClassifier,
+    "ppgsl": ppgsl.PPGSL, "random-perturb": publishing.RandomPerturb, "dice": publishing.DICE,
+    "edgerand": publishing.EdgeRand, "lapgraph": publishing.LapGraph,
+}
+
+
+def estimator_args(method: str) -> dict[str, Any]:
+    """The constructor arguments that pick ``method``'s variant of its estimator, beside the config
+    (DPAR's ``appr``, the ranker's ``transform`` and ``noise``); ``{}`` for the others."""
+    if method in DPAR_APPR:
+        return {"appr": DPAR_APPR[method]}
+    if method in ranking_protocol.RANK_VARIANTS:
+        transform, noise = ranking_protocol.RANK_VARIANTS[method]
+        return {"transform": transform, "noise": noise}
+    return {}
+
+
+def make_estimator(method: str, overrides: dict[str, Any] | None = None, *, random_state: int = 0) -> Estimator:
+    """The unfitted estimator a run of ``method`` fits: its class, its variant and its preset.
+
+    Args:
+        method: registry id. overrides: hyperparameters over the preset (as ``--set``).
+        random_state: the estimator's seed (a run's ``--seed``).
+
+    Returns:
+        e.g. ``make_estimator("dpar-gm", {"epsilon": 4})`` is ``DPARClassifier(appr="gm", epsilon=4, ...)``.
+
+    Raises:
+        ConfigError: an unknown method, setting or value.
+    """
+    config = make_config(method, dict(overrides or {}))
+    return ESTIMATORS[method](random_state=random_state, **estimator_args(method), **config.model_dump())
 
 
 def method_spec(method: str) -> MethodSpec:
