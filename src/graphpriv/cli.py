@@ -168,8 +168,9 @@ def run(
         else:
             try:
                 result.estimator.save(save)
-                console.print(f"fitted {type(result.estimator).__name__} saved to {save}; "
-                              "graphpriv.Estimator.load reads it")
+                console.print(f"fitted {type(result.estimator).__name__} saved to {save} (graphpriv.Estimator.load "
+                              "reads it); besides what the guarantee covers it may hold the training graph and "
+                              "facts of the data: keep it as private as the data", highlight=False)
             except (GraphPrivError, OSError) as exc:
                 failures.append(f"--save {save}: not written ({exc})")
     if results_store is not None:

@@ -130,3 +130,25 @@ def test_a_file_that_would_run_code_is_refused_without_running_it(tmp_path):
     with pytest.raises(ModelFileError, match="never unpickles"):
         Estimator.load(tmp_path / "armed.pt")
     assert not marker.exists()
+
+
+def test_random_state_none_is_a_fresh_secret_seed(tmp_path):
+    a, b = _Affine(width=50), _Affine(width=50)
+    assert a.get_params()["random_state"] is None and 0 <= a.random_state < 2**32
+    a.fit(), b.fit()
+    assert not torch.equal(a.weight_, b.weight_)  # two fresh seeds (a 2^-32 chance of a clash)
+    blob = torch.load(a.save(tmp_path / "a.pt"), weights_only=True)
+    assert str(a.random_state) not in blob["params"]  # the secret seed is not written
+    assert torch.equal(Estimator.load(tmp_path / "a.pt").weight_, a.weight_)
+
+
+def test_set_params_on_a_fitted_estimator_unfits_it():
+    est = _Affine(random_state=1).fit()
+    est.set_params(epsilon=5.0)
+    assert not est.is_fitted and not hasattr(est, "weight_")
+    with pytest.raises(NotFittedError):
+        est.privacy_report_  # noqa: B018 - a report of the old epsilon would now be wrong
+    assert est.fit().privacy_report_.epsilon == 5.0
+    with pytest.raises(AttributeError, match="no attribute 'weigth_'") as info:
+        est.weigth_  # noqa: B018 - a typo on a fitted estimator is not "not fitted"
+    assert not isinstance(info.value, NotFittedError)

@@ -8,6 +8,7 @@ import torch
 from graphpriv.data.splits import link_split
 from graphpriv.errors import ConfigError, DatasetError, GraphPrivError, ModelFileError, NotFittedError
 from graphpriv.evaluation.link import training_graph
+from graphpriv.linkpred.subgraphs import Extractor
 from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor, SEALConfig, SEALLinkPredictor
 from graphpriv.methods.estimator import Estimator
 from graphpriv.methods.heuristic import CommonNeighbours
@@ -125,7 +126,7 @@ def test_preset_defaults_are_the_registrys():
 
     assert SEALConfig() == make_config("seal", {})
     assert LapGraphConfig() == make_config("lapgraph-sgnn", {})
-    assert SEALLinkPredictor().get_params() == {"random_state": 0, **make_config("seal", {}).model_dump(mode="json")}
+    assert SEALLinkPredictor().get_params() == {"random_state": None, **make_config("seal", {}).model_dump(mode="json")}
 
 
 def test_without_validation_the_last_epoch_is_kept(train):
@@ -193,3 +194,35 @@ def test_a_file_of_another_class_is_refused(fitted, tmp_path):
     with pytest.raises(ModelFileError, match="not a LapGraphLinkPredictor"):
         LapGraphLinkPredictor.load(dplp_file)
     assert isinstance(DPLPLinkPredictor.load(fitted["seal"].save(tmp_path / "seal.pt")), SEALLinkPredictor)
+
+
+@pytest.mark.parametrize("cls", [DPLPLinkPredictor, LapGraphLinkPredictor])
+def test_validation_pairs_that_are_training_edges_are_refused(train, split, cls):
+    from graphpriv.data.graph import undirected_pairs
+
+    edge = undirected_pairs(train.edge_index)[:, 3:4]
+    for name, val in (("val_pos", (np.concatenate([split.val_pos, edge[::-1]], axis=1), split.val_neg)),
+                      ("val_neg", (split.val_pos, np.concatenate([edge, split.val_neg], axis=1)))):
+        with pytest.raises(DatasetError, match=rf"^{name} pair .* is an edge of the training graph") as err:
+            cls(**PRIVATE if cls is DPLPLinkPredictor else SMALL).fit(train, *val)
+        _one_line(err)
+
+
+def test_progress_none_is_no_progress(train, split):
+    for cls, params in ((SEALLinkPredictor, {**SMALL, "epochs": 1}), (CommonNeighbours, {})):
+        est = cls(random_state=SEED, **params).fit(train, split.val_pos, split.val_neg, progress=None)
+        assert est.is_fitted
+
+
+def test_lapgraph_refuses_the_hyperparameters_it_cannot_honour():
+    from graphpriv.methods.dplp_subgraph import DPLPConfig
+
+    for params, field in (({"k": "auto"}, "k"), ({"theta": "auto"}, "theta"),
+                          ({"extractor": "path", "k": "auto"}, "k"), ({"private": False}, "private")):
+        with pytest.raises(ConfigError, match=rf"invalid hyperparameter for LapGraphLinkPredictor: {field}:") as err:
+            LapGraphLinkPredictor(**params)
+        _one_line(err)
+    # valid configs dump as before (stored configs keep their hash): DPLP's fields, the preset's values
+    assert LapGraphConfig().model_dump() == {**DPLPConfig().model_dump(), "extractor": Extractor.NEIGHBOURHOOD,
+                                             "optimizer": "adam", "lr": 0.001, "count_fraction": 0.01}
+    assert LapGraphLinkPredictor(private=True, k=3, extractor="path").get_params()["k"] == 3

@@ -171,3 +171,32 @@ def test_loading_another_class_is_a_model_file_error(fitted, tmp_path):
     path = fitted["dpar-gm"][0].save(tmp_path / "dpar.pt")
     with pytest.raises(ModelFileError, match="holds a DPARClassifier, not a MLPClassifier"):
         MLPClassifier.load(path)
+
+
+def test_delta_above_the_node_rate_is_a_privacy_error(graph):
+    from graphpriv.errors import PrivacyError
+
+    with pytest.raises(PrivacyError) as err:
+        DPARClassifier(delta=0.5, epochs=1).fit(graph)
+    message = _one_line(err)
+    assert "delta" in message and "node_rate" in message and "lower delta" in message and "raise node_rate" in message
+
+
+@pytest.mark.parametrize("cls", [DPARClassifier, MLPClassifier])
+def test_set_params_after_fit_needs_a_new_fit_before_save(graph, tmp_path, cls):
+    params = {"epochs": 1, **({"node_rate": 0.5, "seeds": 20} if cls is DPARClassifier else {})}
+    est = cls(random_state=SEED, **params).fit(graph, progress=None)
+    est.set_params(hidden=64)
+    with pytest.raises(NotFittedError):
+        est.save(tmp_path / "stale.pt")
+    est.fit(graph)
+    loaded = cls.load(est.save(tmp_path / "refit.pt"))
+    assert loaded.get_params()["hidden"] == 64 and loaded.model_.mlp[0].out_features == 64
+    assert torch.equal(loaded.predict_proba(graph), est.predict_proba(graph))
+
+
+def test_a_refused_variant_change_keeps_the_fitted_model(graph):
+    est = DPARClassifier(appr="exact", private=False, epochs=1).fit(graph)
+    with pytest.raises(ConfigError, match="appr='exact'"):
+        est.set_params(private=True)
+    assert est.is_fitted and est.private is False and est.predict(graph).shape == (120,)

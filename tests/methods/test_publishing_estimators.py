@@ -177,3 +177,24 @@ def test_loading_another_class_is_a_model_file_error(split, tmp_path):
     with pytest.raises(ModelFileError):
         PPGSL.load(path)
     assert isinstance(GraphPublisher.load(path), EdgeRand) and isinstance(Estimator.load(path), EdgeRand)
+
+
+def test_dice_without_room_to_add_edges_is_a_one_line_dataset_error(split):
+    graph, _ = split
+    everyone = np.array([np.arange(0, 60, 2), np.arange(1, 60, 2)])  # every node is an endpoint
+    with pytest.raises(DatasetError, match="cannot add .* edges") as err:
+        DICE(ratio=0.3).publish(graph, sensitive_links=everyone)
+    assert "\n" not in str(err.value) and "lower ratio" in str(err.value)
+    pairs = torch.combinations(torch.arange(10)).T  # K_10: no non-edge left to add
+    complete = Data(edge_index=torch.cat([pairs, pairs.flip(0)], dim=1), num_nodes=10)
+    with pytest.raises(DatasetError, match="cannot add .* edges") as err:
+        DICE(ratio=0.3).publish(complete, sensitive_links=np.array([[0], [1]]))
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_ragged_sensitive_links_are_a_dataset_error(cls, split):
+    graph, _ = split
+    with pytest.raises(DatasetError, match="^sensitive_links ") as err:
+        cls(**PARAMS[cls]).publish(graph, sensitive_links=[[0, 1], [2]])
+    assert "\n" not in str(err.value)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from graphpriv.errors import ConfigError, DatasetError, NotFittedError
+from graphpriv.errors import ConfigError, DatasetError, ModelFileError, NotFittedError
 from graphpriv.evaluation.ranking import RANK_VARIANTS, ranking_metrics
 from graphpriv.experiments.registry import make_config
 from graphpriv.experiments.runner import run_method
@@ -74,7 +74,10 @@ def test_report_after_one_list_is_the_protocols_and_grows_per_query(graph, metho
         assert got is None and first is None and est.privacy_statement_.startswith("non-private")
         return
     assert first.epsilon == 0.0 and not first.phases
-    assert got.model_dump() == want.model_dump()
+    # fitted on the graph, the ranker drew the protected set itself, and its report says so
+    assert got.notes[0].startswith("protected pairs: a random sigma_prot = 0.3 share of the edges")
+    assert not any(n.startswith("protected pairs") for n in want.notes)  # the protocol fits its own split
+    assert {**got.model_dump(), "notes": got.notes[1:]} == want.model_dump()
     est.recommend(est.queries_[5:9], k=SMALL["top_k"])  # other queries: other relations, nothing composes
     assert est.privacy_report_.epsilon == pytest.approx(want.epsilon)
     est.recommend(est.queries_[:2], k=2)  # the same queries again: their lists compose
@@ -90,7 +93,7 @@ def test_fit_on_the_split_and_one_rank_reproduce_the_protocol(graph):
     split = ranking_split(graph, sigma_prot=config.sigma_prot, query_fraction=config.query_fraction,
                           holdout=config.holdout, seed=SEED)
     est = _ranker(method).fit(split)
-    order, noisy = est.rank(split.queries, (split.test_ptr, split.test_nodes), k=config.top_k)
+    order, noisy = est._rank(split.queries, (split.test_ptr, split.test_nodes), k=config.top_k)
     result = run_method(method, graph, seed=SEED, overrides=_overrides(method))
     assert ranking_metrics(split, order, noisy, config.top_k) == result.metrics
     assert est.info_ == {k: result.info[k] for k in est.info_}  # the runner adds input facts beside them
@@ -132,7 +135,17 @@ def test_not_fitted():
     with pytest.raises(NotFittedError):
         est.privacy_report_  # noqa: B018
     with pytest.raises(NotFittedError):
-        est.rank([0], ([0, 1], [1]), k=1)
+        est._rank([0], ([0, 1], [1]), k=1)
+
+
+def test_the_whole_noisy_ranking_is_not_public(fitted):
+    """Every candidate's noisy utility is not covered by the k draws charged: only recommend's top-k
+    ids are a release; the protocol's whole ranking is internal."""
+    assert not hasattr(DPLPRanker, "rank") and hasattr(DPLPRanker, "_rank")
+    est = fitted["dplp-rank"]
+    assert "not a release" in DPLPRanker._rank.__doc__
+    rec = est.recommend(est.queries_[:2], k=2)
+    assert isinstance(rec, torch.Tensor) and rec.dtype == torch.long  # ids, no scores
 
 
 @pytest.mark.parametrize("transform,noise", [("umnn", "laplace"), ("power", "none"), ("umnn", "staircase"),
@@ -159,6 +172,16 @@ def test_bad_recommend_input(fitted):
     with pytest.raises(DatasetError) as err:
         est.recommend([[q]], k=2)
     _one_line(err)
+    for bad in ([[0], [1, 2]], None, [0.5], [True]):  # ragged, missing, not integer ids
+        with pytest.raises(DatasetError, match="query_nodes") as err:
+            est.recommend(bad, k=1)
+        _one_line(err)
+    other = [(q + 1) % 60, (q + 2) % 60]
+    for bad in (([[0], [1, 2]], other), (["a", "b"], other), ([0, 2], [[other[0]], other]),
+                ([0, 2], None), ([0, 2], [1.5, 2.5])):  # ragged or malformed ptr / nodes
+        with pytest.raises(DatasetError, match="candidates") as err:
+            est.recommend([q], k=1, candidates=bad)
+        _one_line(err)
     with pytest.raises(ConfigError):
         est.recommend([q], k=0)
     with pytest.raises(DatasetError, match="the query itself"):
@@ -184,3 +207,75 @@ def test_the_protocol_attaches_its_ranker(graph, tmp_path):
     result = run_method("rank-laplace", graph, seed=SEED, overrides=_overrides("rank-laplace"))
     ranker = DPLPRanker.load(result.estimator.save(tmp_path / "r.pt"))
     assert ranker.noise == "laplace" and ranker.privacy_report_.model_dump() == result.privacy.model_dump()
+
+
+def test_fit_on_a_split_reports_no_drawn_protected_set(graph):
+    config = make_config("rank-exponential", _overrides("rank-exponential"))
+    split = ranking_split(graph, sigma_prot=config.sigma_prot, query_fraction=config.query_fraction,
+                          holdout=config.holdout, seed=SEED)
+    on_split, on_graph = _ranker("rank-exponential").fit(split), _ranker("rank-exponential").fit(graph)
+    assert not any("protected pairs" in n for n in on_split.privacy_report_.notes)
+    note = on_graph.privacy_report_.notes[0]
+    assert "random sigma_prot = 0.3 share" in note and "random_state" in note
+    assert f"({split.protected.shape[1]} edges)" in note  # the same seed draws the same split
+    for doc in (DPLPRanker.__doc__, DPLPRanker.fit.__doc__):
+        assert "a random sigma_prot share of the edges" in " ".join(doc.replace("``", "").split())
+    assert "random_state=None" in DPLPRanker.fit.__doc__
+
+
+def test_refit_replays_and_set_params_forgets(graph):
+    est = _ranker("rank-exponential").fit(graph)
+    queries = est.queries_[:4]
+    first = est.recommend(queries, k=3)
+    est.recommend(queries, k=3)
+    est.fit(graph)  # same random_state: a fresh generator, the same noise, no draws, an empty ledger
+    assert not est.draws_.any() and est.privacy_report_.epsilon == 0.0
+    assert torch.equal(est.recommend(queries, k=3), first)
+    est.set_params(transform="none", noise="laplace", top_k=3)
+    assert not est.is_fitted
+    assert not {"_scorer", "_rng", "_notes", "_is_fitted"} & set(vars(est))
+    assert not [k for k in vars(est) if k.endswith("_")]
+    with pytest.raises(NotFittedError):
+        est.recommend(queries, k=3)
+    with pytest.raises(NotFittedError):
+        est.draws_  # noqa: B018
+    twin = DPLPRanker(**est.get_params()).fit(graph)
+    est.fit(graph)
+    assert est.noise_scale_ == twin.noise_scale_ and est.privacy_report_.notes == twin.privacy_report_.notes
+    assert torch.equal(est.recommend(queries, k=3), twin.recommend(queries, k=3))
+
+
+def test_the_docstring_says_a_saved_ranker_holds_the_graph():
+    doc = " ".join(DPLPRanker.__doc__.split())
+    assert "protected edges included" in doc and "keep the file as private as the graph" in doc
+
+
+def _damage(path, edit):
+    blob = torch.load(path, weights_only=True)
+    edit(blob["state"])
+    torch.save(blob, path)
+    return path
+
+
+@pytest.mark.parametrize("method,edit,match", [
+    ("dplp-rank", lambda s: s["transform"].popitem(), "transform does not match"),
+    ("dplp-rank-lin", lambda s: s["transform"].update(extra=torch.zeros(2)), "transform does not match"),
+    ("rank-laplace", lambda s: s.update(draws=s["draws"][:-1]), "draws"),
+    ("rank-laplace", lambda s: s.update(draws=s["draws"].double()), "draws"),
+    ("rank-laplace", lambda s: s["indices"].__setitem__(0, 60), "graph indices"),
+    ("rank-laplace", lambda s: s["queries"].__setitem__(0, -1), "queries"),
+    ("rank-laplace", lambda s: s.update(indptr=s["indptr"][:-1]), "CSR"),
+    ("rank-laplace", lambda s: s.update(num_nodes=0), "num_nodes"),
+    ("rank-laplace", lambda s: s.update(queries=3), "queries"),
+    ("rank-laplace", lambda s: s.update(f_range=[0.0]), "f_range"),
+    ("rank-laplace", lambda s: s.update(rng="{"), "rng|Expecting"),
+    ("rank-nonprivate", lambda s: s["classifier"].update(z=s["classifier"]["z"][:-1]), "classifier"),
+])
+def test_damaged_files_are_model_file_errors(graph, tmp_path, method, edit, match):
+    extra = {"base": "gcn", "embedding_dim": 8} if method == "rank-nonprivate" else {}
+    est = _ranker(method, **extra).fit(graph)
+    path = _damage(est.save(tmp_path / "r.pt"), edit)
+    with pytest.raises(ModelFileError, match="damaged") as err:
+        DPLPRanker.load(path)
+    assert err.match(match)
+    _one_line(err)

@@ -19,7 +19,7 @@ from torch_geometric.data import Data
 from graphpriv.data.graph import MAX_NODES, edge_normalisations, record_normalisations, simple_edge_index
 from graphpriv.errors import ConfigError, DatasetError
 
-__all__ = ["IF_PRESENT", "MAX_SEED", "check_data", "check_node_pairs", "check_seed"]
+__all__ = ["IF_PRESENT", "MAX_SEED", "check_data", "check_node_ids", "check_node_pairs", "check_seed"]
 
 #: Value of ``needs_features`` / ``needs_labels``: the method reads the attribute when it is there.
 IF_PRESENT = "if present"
@@ -243,4 +243,39 @@ def check_node_pairs(pairs: object, num_nodes: int, *, name: str = "pairs", dist
     if distinct and arr.size and (same := np.flatnonzero(arr[0] == arr[1])).size:
         raise DatasetError(f"{name} pairs a node with itself ({int(arr[0, same[0]])}, {int(arr[0, same[0]])}) at column "
                            f"{int(same[0])}; a link joins two different nodes")
+    return arr
+
+
+def check_node_ids(nodes: object, num_nodes: int, *, name: str = "nodes") -> np.ndarray:
+    """Node ids given to a fitted estimator (``predict``'s ``nodes``, ``recommend``'s queries).
+
+    Args:
+        nodes: ``[K]`` integer ids (tensor, numpy array or list), or ``None`` for every node.
+        num_nodes: N. name: the argument's name, for messages.
+
+    Returns:
+        ``[K]`` int64 ids in ``[0, num_nodes)`` (``None``: every node, in order).
+
+    Raises:
+        DatasetError: not a 1-D integer array (a tensor, a numpy array or a list), or an id outside
+            ``[0, num_nodes)``.
+    """
+    if nodes is None:
+        return np.arange(num_nodes)
+    if isinstance(nodes, torch.Tensor):
+        nodes = nodes.detach().cpu().numpy()
+    try:
+        arr = np.asarray(nodes)
+    except (TypeError, ValueError):
+        raise DatasetError(f"{name} must be a 1-D array of integer node ids, got {type(nodes).__name__}") from None
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer) and arr.size:
+        raise DatasetError(f"{name} must hold integer node ids, got dtype {arr.dtype}; pass a LongTensor or an "
+                           "int64 array (for a boolean mask: mask.nonzero().flatten())")
+    if arr.ndim != 1:
+        raise DatasetError(f"{name} must be a 1-D array of node ids, got shape {list(arr.shape)}")
+    arr = arr.astype(np.int64, copy=False)
+    if arr.size and (arr.min() < 0 or arr.max() >= num_nodes):
+        bad = int(arr.min()) if arr.min() < 0 else int(arr.max())
+        raise DatasetError(f"{name} has node id {bad} outside [0, {num_nodes}) (the graph has {num_nodes} nodes); "
+                           "use the graph's node ids")
     return arr

@@ -4,12 +4,14 @@ One seed's split (:func:`graphpriv.ranking.protocol.ranking_split`): a share ``s
 edges protected, the queries (the top ``query_fraction`` of nodes by triangle count), and per query
 a held-out share of its neighbours (positives, removed from the training graph) and of its
 non-neighbours (negatives): its test candidates. :class:`~graphpriv.methods.dplp_rank.DPLPRanker`
-is fitted on the split and ranks every query's candidates once (:meth:`~DPLPRanker.rank` with
-``k = top_k``: the privacy report is that of the released top-K lists, K eps_p per query under the
-u-neighbouring relation of De & Chakrabarti, "Differentially Private Link Prediction With Protected
-Connections", AAAI 2021, Def. 1 and Prop. 4). Metrics over the queries: the paper's AUC@K
-(Sec. 6, App. 14), precision@K, and the plain AUC of the whole noisy ranking (a diagnostic: only
-the top K is released).
+is fitted on the split and ranks every query's candidates once with ``k = top_k``, through the
+ranker's internal ``_rank``: it returns the whole noisy ranking and the noisy utilities, which this
+protocol needs for the plain AUC and which are not a release (the public release is
+:meth:`~graphpriv.methods.dplp_rank.DPLPRanker.recommend`: top-K ids only). The privacy report is
+that of the top-K lists, K eps_p per query under the u-neighbouring relation of De & Chakrabarti,
+"Differentially Private Link Prediction With Protected Connections", AAAI 2021, Def. 1 and Prop. 4.
+Metrics over the queries: the paper's AUC@K (Sec. 6, App. 14), precision@K, and the plain AUC of
+the whole noisy ranking (a diagnostic: only the top K is covered by the guarantee).
 
 The registry's method ids run through :func:`run_rank`, with the ranker's ``transform`` and
 ``noise`` from :data:`RANK_VARIANTS`.
@@ -42,7 +44,7 @@ def ranking_metrics(split: RankingSplit, order: np.ndarray, noisy: np.ndarray, t
     Args:
         split: the protocol's split (``test_ptr [Q + 1]``, ``test_labels [T]``). order: ``[T]``
             positions sorted by decreasing noisy utility within each query (as
-            :meth:`~graphpriv.methods.dplp_rank.DPLPRanker.rank` returns). noisy: ``[T]`` the noisy
+            the ranker's internal ``_rank`` returns). noisy: ``[T]`` the noisy
             utilities, aligned with ``split.test_nodes``. top_k: K (``min(K, candidates)`` per query).
 
     Returns:
@@ -99,7 +101,8 @@ def run_rank(config: RankConfig, data: Data, *, seed: int, method: str = "dplp-r
     for phase, seconds in ranker.timings_.items():
         timer.timings[phase] = timer.timings.get(phase, 0.0) + seconds
     with timer.phase("ranking"):
-        order, noisy = ranker.rank(split.queries, (split.test_ptr, split.test_nodes), k=config.top_k)
+        # the whole ranking and its noisy utilities, for evaluation only (not a release)
+        order, noisy = ranker._rank(split.queries, (split.test_ptr, split.test_nodes), k=config.top_k)
         metrics = ranking_metrics(split, order, noisy, config.top_k)
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics=metrics, privacy=ranker.privacy_report_,

@@ -34,8 +34,8 @@ from pydantic import Field
 from torch_geometric.data import Data
 
 from graphpriv.data.graph import to_csr, undirected_pairs
-from graphpriv.data.validation import check_data
-from graphpriv.errors import ConfigError, DatasetError
+from graphpriv.data.validation import check_data, check_node_ids
+from graphpriv.errors import ConfigError, DatasetError, PrivacyError
 from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress
 from graphpriv.methods.estimator import Estimator
 from graphpriv.nn.decoupled import DecoupledModel, feature_mlp, padded_rows, propagate
@@ -139,34 +139,6 @@ def _check_graph(data: object, *, labels: bool, edges: bool, who: str) -> Data:
     return check_data(data, needs_features=True, needs_labels=labels, method=who, allow_no_edges=True)
 
 
-def _node_ids(nodes: object, num_nodes: int, *, name: str) -> np.ndarray:
-    """``nodes`` as ``[K]`` int64 ids in ``[0, num_nodes)`` (``None``: every node, in order).
-
-    Raises:
-        DatasetError: not a 1-D integer array (a tensor, a numpy array or a list), or an id outside
-            ``[0, num_nodes)``.
-    """
-    if nodes is None:
-        return np.arange(num_nodes)
-    if isinstance(nodes, torch.Tensor):
-        nodes = nodes.detach().cpu().numpy()
-    try:
-        arr = np.asarray(nodes)
-    except (TypeError, ValueError):
-        raise DatasetError(f"{name} must be a 1-D array of integer node ids, got {type(nodes).__name__}") from None
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer) and arr.size:
-        raise DatasetError(f"{name} must hold integer node ids, got dtype {arr.dtype}; pass a LongTensor or an "
-                           "int64 array (for a boolean mask: mask.nonzero().flatten())")
-    if arr.ndim != 1:
-        raise DatasetError(f"{name} must be a 1-D array of node ids, got shape {list(arr.shape)}")
-    arr = arr.astype(np.int64, copy=False)
-    if arr.size and (arr.min() < 0 or arr.max() >= num_nodes):
-        bad = int(arr.min()) if arr.min() < 0 else int(arr.max())
-        raise DatasetError(f"{name} has node id {bad} outside [0, {num_nodes}) (the graph has {num_nodes} nodes); "
-                           "use the graph's node ids")
-    return arr
-
-
 def _plain(value: Any) -> Any:
     """JSON fallback for numpy scalars in ``info_``."""
     if isinstance(value, np.generic):
@@ -227,7 +199,7 @@ class NodeClassifier(Estimator):
                                f"{type(self).__name__} was fitted on {self.n_features_in_}; pass a graph with the "
                                "same features")
         n = int(x.shape[0])
-        index = torch.from_numpy(_node_ids(nodes, n, name="nodes"))
+        index = torch.from_numpy(check_node_ids(nodes, n, name="nodes"))
         with torch.no_grad():  # every node at once: a node's scores do not depend on ``nodes``
             h = self.model_.mlp(x)
             if propagates:
@@ -252,7 +224,7 @@ class NodeClassifier(Estimator):
         if train_nodes is None:
             train = np.flatnonzero(y.numpy() >= 0)
         else:
-            ids = _node_ids(train_nodes, int(x.shape[0]), name="train_nodes")
+            ids = check_node_ids(train_nodes, int(x.shape[0]), name="train_nodes")
             train, counts = np.unique(ids, return_counts=True)
             if (counts > 1).any():
                 raise DatasetError(f"train_nodes lists node {int(train[counts > 1][0])} more than once; each "
@@ -305,10 +277,14 @@ class DPARClassifier(NodeClassifier):
     (eps, delta)-DP for the training graph it is given: neighbouring graphs differ by one node added
     or removed with its features, label and edges; the q' node sample, the DP-APPR rows and DP-SGD
     are composed, then amplified by the sample (``accounting="rigorous"``) or scaled as the paper
-    does (``"paper"``: not a guarantee; ``epsilons_`` gives the same noise under both). Everything
-    ``fit`` keeps (``model_``, ``info_``) is a function of that output; the q' sample and Pi are not
-    kept (the amplification needs the sample secret). ``private=False``: no noise, no clipping, no
-    mechanism: the rows are the exact top-K APPR rows whatever ``appr`` says.
+    does (``"paper"``: not a guarantee; ``epsilons_`` gives the same noise under both). The
+    guarantee covers the model weights (``model_``); the q' sample and Pi are not kept (the
+    amplification needs the sample secret). ``info_`` is not covered: it keeps exact facts of the
+    private data, ``train_nodes``, ``sampled_nodes`` (the size of the secret q' sample),
+    ``ista_iterations`` and ``rows_per_node`` (m, read off Pi), besides the noise scales. The
+    saved file holds those facts in ``info_``: keep it as private as the data; the model weights
+    are what the guarantee covers. ``private=False``: no noise, no clipping, no mechanism: the
+    rows are the exact top-K APPR rows whatever ``appr`` says.
 
     Args:
         appr: the variant: ``"em0"`` (exponential mechanism, values 1/K), ``"em1"`` (exponential
@@ -316,7 +292,8 @@ class DPARClassifier(NodeClassifier):
             (exact top-K APPR rows, no DP: it needs ``private=False``; the ``dpar-nodp`` preset
             adds ``node_rate=1.0, seeds=None``). Not part of :class:`DPARConfig`, so the config of
             the four variants is the same; ``get_params`` includes it.
-        random_state: seed of the q' sample, the seeds, the DP-APPR noise and DP-SGD.
+        random_state: seed of the q' sample, the seeds, the DP-APPR noise and DP-SGD (``None``,
+            the default: a fresh secret seed, see :class:`~graphpriv.methods.estimator.Estimator`).
         **params: :class:`DPARConfig` fields (``epsilon``, ``delta``, ``node_rate``, ``k``, ...).
 
     Attributes:
@@ -331,7 +308,7 @@ class DPARClassifier(NodeClassifier):
 
     config_cls = DPARConfig
 
-    def __init__(self, appr: str = "gm", random_state: int = 0, **params: Any) -> None:
+    def __init__(self, appr: str = "gm", random_state: int | None = None, **params: Any) -> None:
         super().__init__(random_state=random_state, **params)
         self.appr = check_appr(appr, private=self._config.private)
 
@@ -348,17 +325,14 @@ class DPARClassifier(NodeClassifier):
             ConfigError: as the constructor; nothing is changed then.
         """
         appr = params.pop("appr", self.appr)
-        before = (self._config, self.random_state)
+        config = self._validate({k: v for k, v in params.items() if k != "random_state"}, base=self._config)
+        check_appr(appr, private=config.private)  # before anything changes (set_params clears the fitted state)
         super().set_params(**params)
-        try:
-            self.appr = check_appr(appr, private=self._config.private)
-        except ConfigError:
-            self._config, self.random_state = before
-            raise
+        self.appr = appr
         return self
 
     def fit(self, data: Data, train_nodes: object = None, *, num_classes: int | None = None,
-            progress: Progress = no_progress) -> DPARClassifier:
+            progress: Progress | None = no_progress) -> DPARClassifier:
         """Train on ``train_nodes`` of ``data`` and account the privacy spent.
 
         Args:
@@ -368,22 +342,22 @@ class DPARClassifier(NodeClassifier):
                 edges among them are used.
             train_nodes: ``[T]`` labelled node ids (default: every labelled node).
             num_classes: C, the output width (default: the largest label of ``data.y`` + 1).
-            progress: called after every training step.
+            progress: called after every training step (``None``: no progress).
 
         Returns:
             ``self``, fitted.
 
         Raises:
             DatasetError: a graph without features, labels or ``edge_index``; bad training nodes;
-                the q' sample kept fewer than 2 nodes. ValueError / BudgetExceededError: settings
-                no noise can satisfy (e.g. delta / q' >= 1).
+                the q' sample kept fewer than 2 nodes. PrivacyError: delta / q' >= 1 (lower delta
+                or raise node_rate). BudgetExceededError: settings no noise can satisfy.
         """
         data, x, y, train, classes = self._fit_inputs(data, train_nodes, num_classes, edges=True)
         timer = Timer()
         rng = np.random.default_rng([self.random_state, 97])
         pairs = undirected_pairs(data.edge_index) if data.edge_index.numel() else np.zeros((2, 0), dtype=np.int64)
         fit = train_dpar(self._config, x, y, train, pairs, rng=rng, seed=self.random_state, appr=self.appr,
-                         num_classes=classes, timer=timer, progress=progress)
+                         num_classes=classes, timer=timer, progress=progress or no_progress)
         self.epsilons_ = dict(fit.metrics)
         self._keep(fit.model, x.shape[1], classes, fit.info, timer)
         return self._fitted(fit.privacy)
@@ -446,7 +420,7 @@ def train_dpar(config: DPARConfig, x: torch.Tensor, y: torch.Tensor, train: np.n
 
     Raises:
         ConfigError: ``appr`` is not a DPAR variant. DatasetError: the q' sample kept fewer than 2
-            nodes. ValueError / BudgetExceededError: settings no noise can satisfy.
+            nodes. PrivacyError: delta / q' >= 1. BudgetExceededError: settings no noise can satisfy.
     """
     timer = timer or Timer()
     appr_kind = check_appr(appr)
@@ -511,13 +485,14 @@ def fit_epsilon(config: DPARConfig, fit: DPARFit, delta: float, *, accounting: s
     asks for it at a smaller delta.
 
     Raises:
-        ValueError: a non-private fit, or delta / q' >= 1.
+        ValueError: a non-private fit. PrivacyError: delta / q' >= 1.
     """
     if fit.noise is None or fit.budget is None:
         raise ValueError("a non-private DPAR fit has no epsilon")
     inner_delta = delta / config.node_rate
     if not 0 < inner_delta < 1:
-        raise ValueError(f"need 0 < delta / q' < 1 (got {inner_delta:g})")
+        raise PrivacyError(f"need 0 < delta / q' < 1 (got delta / node_rate = {delta:g} / {config.node_rate:g} = "
+                           f"{inner_delta:g}); ask for a delta below node_rate")
     budget = acc.DparPhaseBudget(fit.budget.appr_epsilon, inner_delta / 2, fit.budget.sgd_epsilon, inner_delta / 2)
     info = dict(fit.appr_info)
     if "em_round_epsilon" in info:

@@ -12,8 +12,8 @@ Algorithm 1, Sec. 4 and App. 14.
 ``fit`` splits with :func:`~graphpriv.ranking.protocol.ranking_split`): base scores on the training
 graph, each divided by its query's bound s_max,u so that it lies in [0, 1] on every u-neighbouring
 graph (:func:`graphpriv.ranking.scores.score_range`); for DPLP, f trained (Eq. 4-5) on public
-pairs. ``recommend`` / ``rank`` then release, per query, the top-K of f(s) + noise. The protocol
-that fits, ranks every query's held-out candidates and scores them (the method ids ``dplp-rank``,
+pairs. ``recommend`` then releases, per query, the top-K of f(s) + noise (its ids only). The
+protocol that fits, ranks every query's held-out candidates and scores them (the method ids ``dplp-rank``,
 ``dplp-rank-lin``, ``rank-exponential``, ``rank-laplace``, ``rank-staircase``,
 ``rank-nonprivate``) is :mod:`graphpriv.evaluation.ranking`.
 
@@ -42,7 +42,7 @@ from pydantic import Field, model_validator
 from sklearn.linear_model import LogisticRegression
 from torch_geometric.data import Data
 
-from graphpriv.data.validation import check_data
+from graphpriv.data.validation import check_data, check_node_ids
 from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress
 from graphpriv.methods.estimator import Estimator
@@ -208,20 +208,12 @@ def _transform(config: DPLPRankConfig, transform: str, split: RankingSplit, scor
     return f, history
 
 
-def _ids(values: object, num_nodes: int, name: str) -> np.ndarray:
-    """``[Q]`` int64 node ids in ``[0, num_nodes)``, or a one-line DatasetError."""
-    if isinstance(values, torch.Tensor):
-        values = values.detach().cpu().numpy()
-    arr = np.asarray(values)
-    if arr.ndim != 1 or arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
-        raise DatasetError(f"{name} must be a 1-D integer array of node ids (got shape {list(arr.shape)}, dtype "
-                           f"{arr.dtype}); pass a LongTensor or an int64 array")
-    arr = arr.astype(np.int64, copy=False)
-    if arr.size and (arr.min() < 0 or arr.max() >= num_nodes):
-        bad = int(arr.min()) if arr.min() < 0 else int(arr.max())
-        raise DatasetError(f"{name} has node id {bad} outside [0, {num_nodes}) (the fitted graph has {num_nodes} "
-                           "nodes); use the graph's node ids")
-    return arr
+def _saved(state: dict[str, Any], key: str, ndim: int) -> np.ndarray:
+    """A copy of the saved tensor ``state[key]`` as numpy, or ValueError (a damaged file)."""
+    value = state[key]
+    if not isinstance(value, torch.Tensor) or value.dim() != ndim:
+        raise ValueError(f"the saved {key} must be a {ndim}-D tensor (got {type(value).__name__})")
+    return value.numpy().copy()
 
 
 def _plain(value: Any) -> Any:
@@ -233,22 +225,39 @@ class DPLPRanker(Estimator):
     """DPLP-rank and its baselines (De & Chakrabarti, "Differentially Private Link Prediction With
     Protected Connections", AAAI 2021, Algorithm 1, Sec. 4, App. 14) as an estimator.
 
-    Privacy: each top-k list of query u released by :meth:`recommend` (and each call of
-    :meth:`rank` with ``k``) is k draws of a pure eps_p-DP mechanism for the u-neighbouring
-    relation (protected pairs; paper Def. 1), composed by basic composition (paper Prop. 4);
-    lists of the same query compose, lists of different queries do not (each is a guarantee
-    for its own query's relation). :attr:`privacy_report_` is built from the ledger after every
-    call: its epsilon is k eps_p times the draws of the most-asked query (0 after ``fit``, which
-    releases nothing about protected pairs in rigorous mode). ``noise="laplace"`` /
-    ``"staircase"``: the paper's claim, reported under paper accounting with a note.
-    ``noise="none"``: no DP (``privacy_report_`` is None).
+    Privacy: each top-k list of query u released by :meth:`recommend` (its node ids, nothing
+    else) is k draws of a pure eps_p-DP mechanism for the u-neighbouring relation (protected
+    pairs; paper Def. 1), composed by basic composition (paper Prop. 4); lists of the same query
+    compose, lists of different queries do not (each is a guarantee for its own query's
+    relation). :attr:`privacy_report_` is built from the ledger after every call: its epsilon is
+    eps_p times the draws of the most-asked query (0 after ``fit``, which releases nothing about
+    protected pairs in rigorous mode). ``noise="laplace"`` / ``"staircase"``: the paper's claim,
+    reported under paper accounting with a note. ``noise="none"``: no DP (``privacy_report_`` is
+    None).
+
+    Which pairs are protected: ``fit`` on a :class:`~graphpriv.ranking.protocol.RankingSplit`
+    protects that split's protected edges. ``fit`` on a graph (PyG ``Data``) runs
+    :func:`~graphpriv.ranking.protocol.ranking_split` itself: a random ``sigma_prot`` share of the
+    edges, chosen by ``random_state``, becomes the protected set (not one you chose), and every
+    query loses a random ``holdout`` share of its neighbours from the training graph; the privacy
+    report says so in its notes. To protect your own pairs, build the split yourself and fit it.
+
+    Randomness: refitting with the same ``random_state`` replays the same split, training and
+    noise (the lists of a refit repeat those of the first fit, which is what a twin is for); for
+    a release, use ``random_state=None`` (a fresh secret seed) and do not publish the seed.
+
+    Files: :meth:`save` writes the training graph (protected edges included), the base score's
+    embeddings and classifier, the transform and the noise generator's state. A saved ranker
+    holds the training graph: keep the file as private as the graph; the released outputs are
+    the :meth:`recommend` lists.
 
     Args:
         transform: ``"umnn"`` (DPLP; default), ``"power"`` (DPLP-Lin) or ``"none"`` (raw score).
         noise: ``"gumbel"`` (default), ``"laplace"``, ``"staircase"`` or ``"none"``; the pairs
             allowed are :data:`VARIANTS`. Neither is a field of the config, so the config hash of
             the six method ids' stored runs is unchanged; ``get_params`` includes both.
-        random_state: seed of the split (when ``fit`` is given a graph), the transform's training
+        random_state: seed (an int; ``None``: a fresh secret seed) of the split (when ``fit`` is
+            given a graph), the transform's training
             (``torch.manual_seed``, numpy ``default_rng([s, 89])`` for negatives), the embeddings,
             and the noise and tie-breaks of every ranking (one numpy ``default_rng([s, 97])``
             created at ``fit`` and drawn from call after call).
@@ -272,8 +281,10 @@ class DPLPRanker(Estimator):
     """
 
     config_cls = DPLPRankConfig
+    _fitted_private = ("_scorer", "_rng", "_notes")
 
-    def __init__(self, transform: str = "umnn", noise: str = "gumbel", random_state: int = 0, **params: Any) -> None:
+    def __init__(self, transform: str = "umnn", noise: str = "gumbel", random_state: int | None = None,
+                 **params: Any) -> None:
         super().__init__(random_state=random_state, **params)
         self.transform, self.noise = check_variant(transform, noise)
 
@@ -286,7 +297,9 @@ class DPLPRanker(Estimator):
 
     def set_params(self, **params: Any) -> DPLPRanker:
         """Change hyperparameters, ``transform`` or ``noise`` (validated as in the constructor);
-        returns ``self``.
+        returns ``self``, unfitted: the fitted state (every trailing-underscore attribute, the
+        scorer, the noise generator, the notes) is dropped, so a list can never come from a
+        variant other than the one :meth:`get_params` shows. Call ``fit`` again.
 
         Raises:
             ConfigError: as the constructor; nothing is changed then.
@@ -301,6 +314,12 @@ class DPLPRanker(Estimator):
     def fit(self, data: RankingSplit | Data, progress: Progress = no_progress) -> DPLPRanker:
         """Build the scorer and (DPLP) train f on one split.
 
+        A graph is split here first: a random ``sigma_prot`` share of the edges, chosen by
+        ``random_state``, becomes the protected set, and each query loses a random ``holdout``
+        share of its neighbours from the training graph (the report's notes say so). The
+        protected set is then not one you chose: to protect your own pairs, fit a
+        :class:`~graphpriv.ranking.protocol.RankingSplit` you built.
+
         Args:
             data: a :class:`~graphpriv.ranking.protocol.RankingSplit` (its training graph ``train``
                 is scored on; f trains on pairs of its public graph, or of ``train`` in paper
@@ -311,25 +330,30 @@ class DPLPRanker(Estimator):
             progress: called by the transform's training, once per step.
 
         Returns:
-            ``self``, fitted; the noise generator is created afresh, ``draws_`` are zero.
+            ``self``, fitted; everything of an earlier fit is replaced: the noise generator is
+            created afresh from ``random_state`` (the same seed replays the same noise: use
+            ``random_state=None`` for a release), ``draws_`` are zero, the ledger is empty.
 
         Raises:
             DatasetError: a malformed graph or no usable query. ConfigError: PA without a degree
                 cap (at construction).
         """
         config, seed, timer = self._config, self.random_state, Timer()
+        notes: list[str] = []
         if not isinstance(data, RankingSplit):
             data = check_data(data, method=type(self).__name__)
             with timer.phase("split"):
                 data = ranking_split(data, sigma_prot=config.sigma_prot, query_fraction=config.query_fraction,
                                      holdout=config.holdout, seed=seed)
+            notes.append(f"protected pairs: a random sigma_prot = {config.sigma_prot:g} share of the edges "
+                         f"({int(data.protected.shape[1])} edges), chosen by random_state in fit's ranking_split, "
+                         "not a set the caller chose; fit a RankingSplit to protect given pairs")
         split = data
         rng = np.random.default_rng([seed, 97])
         with timer.phase("scores"):
             scorer = _Scorer.build(config, split.train, split, seed)
         info: dict = {"queries": int(split.queries.size), "candidates": int(split.test_nodes.size),
                       "protected_edges": int(split.protected.shape[1])}
-        notes: list[str] = []
         f, ends, eps = None, (0.0, 1.0), config.epsilon_p
         scale = {"gumbel": 2.0 / eps, "laplace": 1.0 / eps, "staircase": 1.0, "none": 0.0}[self.noise]
         if self.transform != "none":
@@ -371,7 +395,7 @@ class DPLPRanker(Estimator):
     @property
     def privacy_report_(self) -> PrivacyReport | None:
         """What the released lists have spent so far (built from ``ledger_``: it grows with every
-        :meth:`recommend` / :meth:`rank`): epsilon = eps_p times the draws of the most-asked query,
+        :meth:`recommend`): epsilon = eps_p times the draws of the most-asked query,
         ``target_epsilon`` = ``top_k`` eps_p (one list of the configured length); None when
         ``noise="none"``.
 
@@ -404,16 +428,20 @@ class DPLPRanker(Estimator):
                 nodes.append(np.flatnonzero(allowed))
                 ptr.append(ptr[-1] + nodes[-1].size)
             return np.asarray(ptr, dtype=np.int64), np.concatenate(nodes) if nodes else np.zeros(0, np.int64)
-        if not isinstance(candidates, (tuple, list)) or len(candidates) != 2:
+        if not isinstance(candidates, (tuple, list)) or len(candidates) != 2 or candidates[1] is None:
             raise DatasetError("candidates must be a (ptr, nodes) pair: ptr [Q + 1] offsets into nodes [T] "
                                f"(got {type(candidates).__name__})")
-        nodes = _ids(candidates[1], n, "candidates nodes")
+        nodes = check_node_ids(candidates[1], n, name="candidates nodes")
         ptr = candidates[0].detach().cpu().numpy() if isinstance(candidates[0], torch.Tensor) else candidates[0]
-        ptr = np.asarray(ptr)
-        if (ptr.ndim != 1 or ptr.size != queries.size + 1 or not np.issubdtype(ptr.dtype, np.integer)
-                or ptr[0] != 0 or ptr[-1] != nodes.size or (np.diff(ptr) < 0).any()):
+        try:
+            ptr = np.asarray(ptr)
+        except (TypeError, ValueError):  # ragged nested lists
+            ptr = np.zeros((0, 0))
+        if (ptr.ndim != 1 or ptr.size != queries.size + 1 or ptr.dtype == bool
+                or not np.issubdtype(ptr.dtype, np.integer) or ptr[0] != 0 or ptr[-1] != nodes.size
+                or (np.diff(ptr) < 0).any()):
             raise DatasetError(f"candidates ptr must be [Q + 1] = [{queries.size + 1}] non-decreasing integer offsets "
-                               f"from 0 to len(nodes) = {nodes.size} (got shape {list(ptr.shape)})")
+                               f"from 0 to len(nodes) = {nodes.size} (got shape {list(ptr.shape)}, dtype {ptr.dtype})")
         ptr = ptr.astype(np.int64)
         rows = np.repeat(queries, np.diff(ptr))
         if (same := np.flatnonzero(rows == nodes)).size:
@@ -424,14 +452,21 @@ class DPLPRanker(Estimator):
             raise DatasetError("candidates repeat a node within one query's list; give each candidate once")
         return ptr, nodes
 
-    def rank(self, query_nodes: object, candidates: tuple[object, object], *, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """The noisy ranking of every query's candidates, of which the top ``k`` are released.
+    def _queries(self, query_nodes: object) -> np.ndarray:
+        """``[Q]`` int64 query ids in ``[0, num_nodes_)``, or a one-line DatasetError."""
+        if query_nodes is None:
+            raise DatasetError("query_nodes must be a 1-D array of integer node ids (got None); pass the queries")
+        return check_node_ids(query_nodes, self.num_nodes_, name="query_nodes")
 
-        Draws the noise (one value per candidate, then the random tie-breaks) from the
-        estimator's generator and spends ``k`` draws of eps_p per list on ``ledger_`` (an upper
-        bound when a query has fewer than ``k`` candidates). Only each list's first ``k``
-        positions are covered by the guarantee; the rest of the order and the noisy scores are
-        for evaluation (e.g. AUC over every candidate), not for release.
+    def _rank(self, query_nodes: object, candidates: tuple[object, object], *, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Internal: the whole noisy ranking of every query's candidates, for evaluation only.
+
+        The ranking protocol (:func:`graphpriv.evaluation.ranking.run_rank`) calls it to measure
+        AUC over every candidate. Its outputs are not a release: the guarantee covers only each
+        list's top ``k`` ids (what :meth:`recommend` returns), not the rest of the order nor the
+        noisy utilities. Draws the noise (one value per candidate, then the random tie-breaks)
+        from the estimator's generator and spends ``k`` draws of eps_p per list on ``ledger_``
+        (an upper bound when a query has fewer than ``k`` candidates), as :meth:`recommend` does.
 
         Args:
             query_nodes: ``[Q]`` node ids in ``[0, num_nodes_)``.
@@ -451,11 +486,12 @@ class DPLPRanker(Estimator):
         self._check_fitted()
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ConfigError(f"k must be an integer >= 1 (got {k!r})")
-        queries = _ids(query_nodes, self.num_nodes_, "query_nodes")
+        queries = self._queries(query_nodes)
         ptr, nodes = self._candidates(queries, candidates)
-        return self._rank(queries, ptr, nodes, int(k))
+        return self._noisy_order(queries, ptr, nodes, int(k))
 
-    def _rank(self, queries: np.ndarray, ptr: np.ndarray, nodes: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    def _noisy_order(self, queries: np.ndarray, ptr: np.ndarray, nodes: np.ndarray,
+                     k: int) -> tuple[np.ndarray, np.ndarray]:
         config, rng, size = self._config, self._rng, nodes.size
         s = self._scorer(np.repeat(queries, np.diff(ptr)), nodes)
         if self.noise == "gumbel":
@@ -509,7 +545,7 @@ class DPLPRanker(Estimator):
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ConfigError(f"k must be an integer >= 1 (got {k!r})")
         k = int(k)
-        queries = _ids(query_nodes, self.num_nodes_, "query_nodes")
+        queries = self._queries(query_nodes)
         ptr, nodes = self._candidates(queries, candidates)
         counts = np.diff(ptr)
         if (short := np.flatnonzero(counts < k)).size:
@@ -518,7 +554,7 @@ class DPLPRanker(Estimator):
                               "lower k or give that query more candidates")
         if not queries.size:
             return torch.zeros((0, k), dtype=torch.long)
-        order, _ = self._rank(queries, ptr, nodes, k)
+        order, _ = self._noisy_order(queries, ptr, nodes, k)
         top = order[ptr[:-1, None] + np.arange(k)]
         return torch.from_numpy(nodes[top])
 
@@ -540,28 +576,55 @@ class DPLPRanker(Estimator):
         return state
 
     def _set_state(self, state: dict[str, Any]) -> None:
-        config, n = self._config, int(state["num_nodes"])
-        adj = sp.csr_matrix((state["data"].numpy(), state["indices"].numpy(), state["indptr"].numpy()), shape=(n, n))
+        """Restore a saved ranker; a damaged state raises ValueError (the base's ``load`` turns it
+        into :class:`~graphpriv.errors.ModelFileError`)."""
+        config, n = self._config, state["num_nodes"]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"num_nodes must be a positive integer (got {n!r})")
+        indptr, indices, data = _saved(state, "indptr", 1), _saved(state, "indices", 1), _saved(state, "data", 1)
+        if (indptr.size != n + 1 or indptr[0] != 0 or indptr[-1] != indices.size or (np.diff(indptr) < 0).any()
+                or data.size != indices.size):
+            raise ValueError(f"the saved graph is not a CSR matrix of {n} nodes (indptr {indptr.size}, indices "
+                             f"{indices.size}, data {data.size} entries)")
+        queries, draws = _saved(state, "queries", 1), _saved(state, "draws", 1)
+        for name, ids in (("graph indices", indices), ("queries", queries)):
+            if ids.size and (ids.min() < 0 or ids.max() >= n):
+                raise ValueError(f"the saved {name} hold node ids outside [0, {n})")
+        if draws.size != n or not np.issubdtype(draws.dtype, np.integer) or (draws < 0).any():
+            raise ValueError(f"the saved draws must be {n} non-negative integer counts, one per node "
+                             f"(got {draws.size} of dtype {draws.dtype})")
+        adj = sp.csr_matrix((data, indices, indptr), shape=(n, n))
         classifier = None
         if "classifier" in state:
             blob = state["classifier"]
+            z, coef, intercept = _saved(blob, "z", 2), _saved(blob, "coef", 2), _saved(blob, "intercept", 1)
+            if z.shape[0] != n or coef.shape != (1, z.shape[1]) or intercept.shape != (1,):
+                raise ValueError(f"the saved link classifier does not fit {n} nodes (embeddings {list(z.shape)}, "
+                                 f"coefficients {list(coef.shape)})")
             model = LogisticRegression(solver="liblinear")
-            model.coef_, model.intercept_ = blob["coef"].numpy(), blob["intercept"].numpy()
-            model.classes_, model.n_features_in_ = np.array([0.0, 1.0]), int(blob["coef"].shape[1])
+            model.coef_, model.intercept_ = coef, intercept
+            model.classes_, model.n_features_in_ = np.array([0.0, 1.0]), int(coef.shape[1])
             classifier = LinkClassifier.__new__(LinkClassifier)
-            classifier.z, classifier.model = blob["z"].numpy(), model
+            classifier.z, classifier.model = z, model
         f = None
         if self.transform != "none":
             with torch.random.fork_rng(devices=[]):  # the initial weights are overwritten: leave the global RNG be
                 f = _build_transform(config, self.transform)
-            f.load_state_dict(state["transform"])
+            try:
+                f.load_state_dict(state["transform"])
+            except (RuntimeError, TypeError, AttributeError) as exc:  # missing, extra or misshapen weights
+                raise ValueError(f"the saved {self.transform} transform does not match its config: "
+                                 f"{str(exc).splitlines()[0][:200]}") from None
             f.eval()
         rng = np.random.default_rng()
         rng.bit_generator.state = json.loads(state["rng"])
-        self.transform_, self.f_range_ = f, tuple(float(v) for v in state["f_range"])
+        f_range = tuple(float(v) for v in state["f_range"])
+        if len(f_range) != 2:
+            raise ValueError(f"the saved f_range must be (f(0), f(1)) (got {len(f_range)} values)")
+        self.transform_, self.f_range_ = f, f_range
         self.noise_scale_ = float(state["noise_scale"])
-        self.num_nodes_, self.graph_, self.queries_ = n, adj, state["queries"].numpy().copy()
-        self.draws_ = state["draws"].numpy().copy()
+        self.num_nodes_, self.graph_, self.queries_ = n, adj, queries.astype(np.int64)
+        self.draws_ = draws.astype(np.int64)
         self.info_, self.timings_ = json.loads(state["info"]), dict(state["timings"])
         self._scorer, self._rng, self._notes = _Scorer(config, adj, classifier), rng, list(state["notes"])
         self.ledger_ = self._new_ledger()

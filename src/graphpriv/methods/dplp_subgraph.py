@@ -18,7 +18,9 @@ its own example), so each DP-SGD step is analysed with the hypergeometric multi-
 are held-out evaluation data outside the training graph; selecting the epoch by their AUC follows
 the paper's protocol. Predictions extract each pair's subgraph from ``graph_`` (the training
 graph itself), which the guarantee does not cover: the model is private, the graph it is applied
-to is the data owner's.
+to is the data owner's. ``info_`` also keeps exact facts of the training graph (edge and example
+counts, the empirical max |LSN|), and a saved file holds both ``graph_`` and ``info_``: keep it as
+private as the data.
 """
 
 from __future__ import annotations
@@ -300,9 +302,14 @@ class DPLPLinkPredictor(Estimator):
     validation AUC (the last epoch without validation pairs).
 
     Privacy (``private=True``): (epsilon, delta)-DP at edge level, neighbouring training graphs
-    differing by adding or removing one edge; the released artefact is ``model_``. ``graph_`` (the
-    training graph predictions are extracted from) is not covered. ``private=False`` spends nothing
-    (``privacy_report_`` is ``None``).
+    differing by adding or removing one edge; the guarantee covers the model weights (``model_``)
+    only. ``graph_`` (the training graph predictions are extracted from) is not covered, nor are
+    the facts of the private graph in ``info_`` (``train_edges``, ``projected_edges``,
+    ``num_train_examples``, ``empirical_max_lsn``, ``max_subgraph_nodes``) and ``val_auc_``
+    (held-out pairs scored on the training graph). The saved file (:meth:`save`) holds the
+    training graph (needed to extract prediction subgraphs) and those facts of the private data in
+    ``info_``: keep it as private as the data; the model weights are what the guarantee covers.
+    ``private=False`` spends nothing (``privacy_report_`` is ``None``).
 
     Args:
         random_state: seed of every draw of ``fit``: the selection (torch generator
@@ -318,7 +325,8 @@ class DPLPLinkPredictor(Estimator):
         k_, theta_: k and theta after ``"auto"`` selection. best_epoch_: the epoch kept (1-based).
         val_auc_: its validation AUC (``None`` without validation pairs).
         info_: facts of the run (dependency bound M, group size, empirical max |LSN|, noise
-            multiplier and std, example and edge counts, steps, selection results, best epoch).
+            multiplier and std, example and edge counts, steps, selection results, best epoch);
+            the counts and the empirical max |LSN| are exact values of the private graph, not DP.
         ledger_: the :class:`~graphpriv.privacy.accountant.Ledger` of the run (``None`` after
             :meth:`load`). timings_: seconds per phase of ``fit``.
         privacy_report_: phases ``selection`` (when used) and ``training``; ``None`` when non-private.
@@ -328,11 +336,12 @@ class DPLPLinkPredictor(Estimator):
     """
 
     config_cls = DPLPConfig
+    _fitted_private = ("_adj", "_fit_config")
 
     # -- fit ----------------------------------------------------------------------------------------
 
     def fit(self, data: Data, val_pos: Any = None, val_neg: Any = None,
-            progress: Progress = no_progress) -> DPLPLinkPredictor:
+            progress: Progress | None = no_progress) -> DPLPLinkPredictor:
         """Train on the training graph ``data``; select the epoch on ``val_pos`` / ``val_neg``.
 
         Args:
@@ -340,22 +349,25 @@ class DPLPLinkPredictor(Estimator):
                 features, if any, are checked but not used: the model sees structure only).
             val_pos, val_neg: optional held-out validation pairs, ``[2, P]`` and ``[2, Q]``
                 integer node ids (LongTensor or numpy), not edges of ``data``; both or neither.
-            progress: called ``progress(step, total_steps, loss=..., val_auc=...)`` once per epoch.
+            progress: called ``progress(step, total_steps, loss=..., val_auc=...)`` once per epoch
+                (``None``: no progress).
 
         Returns:
             ``self``, fitted.
 
         Raises:
             DatasetError: malformed ``data`` (no edges, ids out of range, non-finite features) or
-                validation pairs (shape, ids, empty). ConfigError: one of the validation sets
-                without the other; batch larger than the training set; ``auto`` without privacy or
-                with neighbourhood subgraphs; a dependency group larger than the training set.
+                validation pairs (shape, ids, empty, a pair that is an edge of ``data``).
+                ConfigError: one of the validation sets without the other; batch larger than the
+                training set; ``auto`` without privacy or with neighbourhood subgraphs; a
+                dependency group larger than the training set.
             BudgetExceededError: epsilon too small for the number of steps.
             SensitivityError: an empirical dependency above the bound M.
         """
         data = check_data(data, method=type(self).__name__)
         pairs, num_nodes = undirected_pairs(data.edge_index), int(data.num_nodes)
-        val = _validation_pairs(val_pos, val_neg, num_nodes)
+        val = _validation_pairs(val_pos, val_neg, num_nodes, pairs)
+        progress = progress or no_progress
         config, seed, timer = self._config, self.random_state, Timer()
         ledger = Ledger(PrivacyUnit.EDGE, delta=config.delta, accounting=config.accounting)
         spent, info = None, {}
@@ -504,7 +516,9 @@ class DPLPLinkPredictor(Estimator):
                 "info": json.dumps(self.info_, default=_plain), "timings": dict(self.timings_)}
 
     def _set_state(self, state: dict[str, Any]) -> None:
-        config = self.config_cls.model_validate(json.loads(state["fit_config"]))
+        # the settings fit resolved and trained with (context: not hyperparameters a user passes; e.g.
+        # LapGraph's SGNN ran with private=False, which LapGraphConfig refuses as a hyperparameter)
+        config = self.config_cls.model_validate(json.loads(state["fit_config"]), context={"fit_config": True})
         with torch.random.fork_rng(devices=[]):  # the initial weights are overwritten: leave the global RNG be
             model = _build_model(config)
         model.load_state_dict(state["model"])
@@ -523,13 +537,27 @@ class SEALLinkPredictor(DPLPLinkPredictor):
 
     No differential privacy: ``privacy_report_`` is ``None``. Everything else is
     :class:`DPLPLinkPredictor`'s (``fit``, ``predict_proba``, ``score``, the fitted attributes).
+    The saved file holds the training graph (``graph_``, needed to extract prediction subgraphs)
+    and facts of it in ``info_``: keep it as private as the data (nothing in it is protected).
     """
 
     config_cls = SEALConfig
 
 
-def _validation_pairs(val_pos: Any, val_neg: Any, num_nodes: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """Checked ``(val_pos, val_neg)``, or None when neither is given."""
+def _validation_pairs(val_pos: Any, val_neg: Any, num_nodes: int,
+                      graph: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """Checked ``(val_pos, val_neg)``, or None when neither is given.
+
+    Args:
+        val_pos, val_neg: the validation pairs given to ``fit``. num_nodes: N of the training graph.
+        graph: ``[2, E]`` the training graph's undirected edges (u < v): a validation pair may not
+            be one of them (selection on held-out pairs is what the privacy report's note states;
+            a training edge among them would steer the epoch choice by data the noise does not cover).
+
+    Raises:
+        ConfigError: one of the two without the other. DatasetError: malformed or empty pairs, a
+            pair (u, u), or a pair that is an edge of ``graph`` (one line naming the argument).
+    """
     if val_pos is None and val_neg is None:
         return None
     if val_pos is None or val_neg is None:
@@ -540,6 +568,15 @@ def _validation_pairs(val_pos: Any, val_neg: Any, num_nodes: int) -> tuple[np.nd
     if not pos.shape[1] or not neg.shape[1]:
         raise DatasetError(f"val_pos and val_neg need at least one pair each (got {pos.shape[1]} and "
                            f"{neg.shape[1]}) for a validation AUC; pass None for both to keep the last epoch")
+    if graph is not None and graph.size:
+        edges = np.minimum(graph[0], graph[1]) * num_nodes + np.maximum(graph[0], graph[1])
+        for name, arr in (("val_pos", pos), ("val_neg", neg)):
+            inside = np.flatnonzero(np.isin(np.minimum(arr[0], arr[1]) * num_nodes + np.maximum(arr[0], arr[1]), edges))
+            if inside.size:
+                j = int(inside[0])
+                raise DatasetError(f"{name} pair ({int(arr[0, j])}, {int(arr[1, j])}) at column {j} is an edge of the "
+                                   f"training graph ({inside.size} of its {arr.shape[1]} pairs are); validation pairs "
+                                   "must be held out: remove those edges from data before fit, or pass other pairs")
     return pos, neg
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import secrets
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -46,8 +47,11 @@ class Estimator:
     and their task's methods (``predict_proba``, ``predict``, ``publish``, ``generate``, ...).
 
     Args:
-        random_state: seed of every random draw of ``fit`` (split-free: the estimator sees only
-            the data it is given), an integer in [0, 2^32 - 1].
+        random_state: seed of every random draw of ``fit``, noise included: an integer in
+            [0, 2^32 - 1] reproduces a run (experiments), and anyone who knows it can replay the
+            noise, so a fixed seed must stay as secret as the data; ``None`` (the default) draws a
+            fresh seed from the operating system's entropy that never leaves the object (it is not
+            in ``get_params`` nor in a saved file): use it for a release.
         **params: the hyperparameters of ``config_cls`` (defaults for the others).
 
     Attributes:
@@ -61,14 +65,23 @@ class Estimator:
     """
 
     config_cls: ClassVar[type[MethodConfig]]
+    #: Private attributes ``fit`` sets beside the public ``*_`` ones (dropped with them when the
+    #: estimator is unfitted by :meth:`set_params`).
+    _fitted_private: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         _CLASSES[cls.__name__] = cls
 
-    def __init__(self, random_state: int = 0, **params: Any) -> None:
-        self.random_state = check_seed(random_state)
+    def __init__(self, random_state: int | None = None, **params: Any) -> None:
         self._config = self._validate(params)
+        self._set_random_state(random_state)
+
+    def _set_random_state(self, random_state: int | None) -> None:
+        """Keep the given seed (``None`` in ``get_params``) and the effective one, ``random_state``."""
+        self._random_state_param = None if random_state is None else check_seed(random_state)
+        self.random_state = (secrets.randbits(32) if random_state is None  # fresh, secret: never saved
+                             else self._random_state_param)
 
     # -- hyperparameters ---------------------------------------------------------------------------
 
@@ -93,24 +106,37 @@ class Estimator:
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """Every hyperparameter (JSON values) and ``random_state``: ``type(self)(**get_params())``
         builds an unfitted twin. ``deep`` is accepted for scikit-learn compatibility."""
-        return {"random_state": self.random_state, **self._config.model_dump(mode="json")}
+        return {"random_state": self._random_state_param, **self._config.model_dump(mode="json")}
 
     def set_params(self, **params: Any) -> Estimator:
-        """Change hyperparameters (validated as in the constructor); returns ``self``. The fitted
-        state, if any, is kept until the next ``fit``.
+        """Change hyperparameters (validated as in the constructor); returns ``self``. A fitted
+        estimator becomes unfitted (its ``*_`` attributes are dropped): its model, release or
+        privacy report would no longer match its hyperparameters.
 
         Raises:
             ConfigError: an unknown name or an invalid value; nothing is changed then.
         """
-        seed = check_seed(params.pop("random_state")) if "random_state" in params else self.random_state
+        has_seed = "random_state" in params
+        seed = params.pop("random_state", None)
+        if has_seed and seed is not None:
+            check_seed(seed)
         self._config = self._validate(params, base=self._config)
-        self.random_state = seed
+        if has_seed:
+            self._set_random_state(seed)
+        self._unfit()
         return self
+
+    def _unfit(self) -> None:
+        """Drop the fitted state: every public ``*_`` attribute, ``_fitted_private`` and the flag."""
+        for name in [n for n in self.__dict__ if n.endswith("_") and not n.startswith("_")]:
+            del self.__dict__[name]
+        for name in ("_is_fitted", *self._fitted_private):
+            self.__dict__.pop(name, None)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        if name.endswith("_") and not name.startswith("_"):
+        if name.endswith("_") and not name.startswith("_") and not self.__dict__.get("_is_fitted"):
             raise NotFittedError(f"{type(self).__name__} has no {name} before fit; call fit(data) first")
         config = self.__dict__.get("_config")
         if config is not None and name in type(config).model_fields:
@@ -119,7 +145,7 @@ class Estimator:
 
     def __repr__(self) -> str:
         defaults = self.config_cls().model_dump(mode="json")
-        changed = {k: v for k, v in self.get_params().items() if k == "random_state" and v != 0
+        changed = {k: v for k, v in self.get_params().items() if k == "random_state" and v is not None
                    or k != "random_state" and defaults.get(k) != v}
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
@@ -162,6 +188,12 @@ class Estimator:
 
     def save(self, path: str | Path) -> Path:
         """Write the fitted estimator: hyperparameters, privacy report, graphpriv version, state.
+
+        What the state holds is each class's (its docstring says): the model weights, which the
+        privacy guarantee covers, and for some classes what prediction needs from the training
+        data (e.g. the training graph a link predictor extracts subgraphs from) and facts of it
+        (``info_``), which it does not cover: keep such a file as private as the data. A
+        ``random_state=None`` seed is never written.
 
         Returns:
             ``path``.
@@ -222,7 +254,7 @@ class Estimator:
             est = target(**params)
             est._set_state(blob["state"])
             report = PrivacyReport.model_validate_json(blob["privacy_report"]) if blob["privacy_report"] else None
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, RuntimeError, AttributeError, IndexError) as exc:
             raise ModelFileError(f"{path} is a damaged {blob.get('class')} file ({type(exc).__name__}: "
                                  f"{str(exc).splitlines()[0][:200]})") from None
         return est._fitted(report)

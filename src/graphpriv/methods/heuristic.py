@@ -41,6 +41,9 @@ class CommonNeighbours(Estimator):
     pair in it. The counts are scores (higher: more likely linked), not probabilities: they are
     not in [0, 1]; only their order matters (:meth:`score` is a ROC-AUC).
 
+    No privacy: the saved file holds the training graph (``graph_``, needed to count common
+    neighbours at prediction): keep it as private as the data; nothing in it is protected.
+
     Args:
         random_state: unused (CN draws nothing); kept for the estimator interface.
         **params: the fields of :class:`CommonNeighboursConfig` (read by the protocol only).
@@ -51,16 +54,17 @@ class CommonNeighbours(Estimator):
     """
 
     config_cls = CommonNeighboursConfig
+    _fitted_private = ("_adj",)
 
     def fit(self, data: Data, val_pos: Any = None, val_neg: Any = None,
-            progress: Progress = no_progress) -> CommonNeighbours:
+            progress: Progress | None = no_progress) -> CommonNeighbours:
         """Keep the training graph ``data``.
 
         Args:
             data: the training graph (PyG ``Data``, ``edge_index [2, 2E]``, ``num_nodes`` N).
             val_pos, val_neg: accepted for the link protocol's common call and checked (``[2, P]``
                 node ids); CN selects nothing, so they are not used.
-            progress: called once, ``progress(1, 1)``.
+            progress: called once, ``progress(1, 1)`` (``None``: no progress).
 
         Returns:
             ``self``, fitted.
@@ -77,7 +81,7 @@ class CommonNeighbours(Estimator):
         self.graph_ = torch.from_numpy(np.ascontiguousarray(undirected_pairs(data.edge_index)))
         self.num_nodes_ = num_nodes
         self._adj = None
-        progress(1, 1)
+        (progress or no_progress)(1, 1)
         return self._fitted(None)
 
     def predict_proba(self, pairs: Any) -> torch.Tensor:

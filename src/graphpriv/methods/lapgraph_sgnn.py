@@ -5,8 +5,11 @@ and Table II; LapGraph: Wu, Long, Wang, Gong, "LinkTeller: recovering private ed
 neural networks via influence analysis" (IEEE S&P 2022), Sec. VI.
 
 The training graph is released with :func:`graphpriv.privacy.lapgraph.lapgraph` (edge-level
-epsilon-DP); the SGNN (neighbourhood subgraphs, h = floor((k+1)/2), as the paper sets it) is then
-trained on the released graph and predicts from it only, which is post-processing.
+epsilon-DP); the SGNN (``h``-hop neighbourhood subgraphs, ``h = 1`` by default: the paper's
+h = floor((k+1)/2) at its k = 2; ``h`` is a hyperparameter, not derived from ``k``) is then
+trained on the released graph and predicts from it only, which is post-processing of the
+release. ``info_`` also keeps exact facts of the training graph (``train_edges``,
+``released_true_edges``), which the guarantee does not cover.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, ValidationInfo, field_validator
 from torch_geometric.data import Data
 
 from graphpriv.data.graph import undirected_pairs
@@ -31,13 +34,41 @@ __all__ = ["LapGraphConfig", "LapGraphLinkPredictor"]
 
 class LapGraphConfig(DPLPConfig):
     """DPLP settings for the SGNN (defaults: 1-hop neighbourhood subgraphs, Adam at lr 0.001, as
-    the registry's ``lapgraph-sgnn``), plus the LapGraph budget split. ``private`` and ``project``
-    are not read: the release is private and the SGNN is trained without noise or projection."""
+    the registry's ``lapgraph-sgnn``), plus the LapGraph budget split.
+
+    Read: ``epsilon`` (the release), ``delta`` (only the delta the report is stated at),
+    ``count_fraction``, ``extractor``, ``h`` (neighbourhood subgraphs) or ``k`` (path subgraphs),
+    ``lam``, ``batch_size``, ``epochs``, ``lr``, ``optimizer``, ``momentum`` (with ``sgd``),
+    ``backbone``, ``sort_k``, ``hidden``, ``dropout``, ``eval_batch_size``; ``val_ratio`` and
+    ``test_ratio`` by the protocol. Not used (inherited from :class:`DPLPConfig` so that the
+    fields and the stored configs' hashes stay as they are): ``private`` (the release is always
+    private and the SGNN always trained without noise: ``private=False`` is refused), ``project``
+    and ``theta`` (no degree projection, negatives not capped), ``k_candidates``,
+    ``theta_candidates``, ``selection_fraction`` (no private selection: ``k="auto"`` and
+    ``theta="auto"`` are refused), ``max_grad_norm``, ``buckets``, ``accounting`` (no DP-SGD;
+    the PLD accountant composes the release).
+    """
 
     extractor: Extractor = Extractor.NEIGHBOURHOOD
     optimizer: str = Field("adam", pattern="^(sgd|adam)$")
     lr: float = Field(0.001, gt=0)
     count_fraction: float = Field(0.01, gt=0, lt=1, description="share of epsilon for the edge count")
+
+    @field_validator("k", "theta")
+    @classmethod
+    def _no_selection(cls, value: object) -> object:
+        if value == "auto":
+            raise ValueError("'auto' is DPLP's private selection, which LapGraph + SGNN does not run; pass an integer")
+        return value
+
+    @field_validator("private")
+    @classmethod
+    def _always_private(cls, value: bool, info: ValidationInfo) -> bool:
+        # a saved file's fit_config is the SGNN's (private=False: trained without noise on the release)
+        if not value and not (info.context or {}).get("fit_config"):
+            raise ValueError("LapGraph + SGNN always releases the graph with LapGraph (edge-level DP); for a "
+                             "non-private subgraph GNN use SEALLinkPredictor (method seal)")
+        return value
 
 
 class LapGraphLinkPredictor(DPLPLinkPredictor):
@@ -50,9 +81,18 @@ class LapGraphLinkPredictor(DPLPLinkPredictor):
     graph (``graph_``).
 
     Privacy: epsilon-DP at edge level (the delta is only the one the report is stated at),
-    neighbouring training graphs differing by adding or removing one edge; everything after the
-    release (training, ``model_``, ``graph_``, predictions) is post-processing. The report has the
-    phases ``edge count`` and ``perturbation`` (PLD accountant).
+    neighbouring training graphs differing by adding or removing one edge. What is computed from
+    the release alone (training, ``model_``, ``graph_``, predictions) is post-processing; the epoch
+    choice also reads the held-out validation pairs, which are not edges of the training graph.
+    Not covered: the facts ``info_`` keeps of the training graph itself, ``train_edges`` (its exact
+    edge count) and ``released_true_edges`` (how many released edges are true edges). The report
+    has the phases ``edge count`` and ``perturbation`` (PLD accountant). The saved file holds the
+    released graph (``graph_``, needed to extract prediction subgraphs) and those facts of the
+    private data in ``info_``: keep it as private as the data; the released graph and the model
+    weights are what the guarantee covers.
+
+    Hyperparameters that do not apply are refused (``k="auto"``, ``theta="auto"``,
+    ``private=False``) or not read (see :class:`LapGraphConfig`).
 
     Args:
         random_state: seed: the release and the negatives draw from numpy
@@ -68,24 +108,27 @@ class LapGraphLinkPredictor(DPLPLinkPredictor):
     config_cls = LapGraphConfig
 
     def fit(self, data: Data, val_pos: Any = None, val_neg: Any = None,
-            progress: Progress = no_progress) -> LapGraphLinkPredictor:
+            progress: Progress | None = no_progress) -> LapGraphLinkPredictor:
         """Release the training graph ``data`` with LapGraph, then train the SGNN on the release.
 
         Args:
             data: the training graph (PyG ``Data``, ``edge_index [2, 2E]``, ``num_nodes`` N).
-            val_pos, val_neg: optional held-out validation pairs ``[2, P]``, ``[2, Q]``; both or neither.
-            progress: called once per epoch.
+            val_pos, val_neg: optional held-out validation pairs ``[2, P]``, ``[2, Q]``, not edges
+                of ``data``; both or neither.
+            progress: called once per epoch (``None``: no progress).
 
         Returns:
             ``self``, fitted.
 
         Raises:
-            DatasetError: malformed ``data`` or validation pairs. ConfigError: one validation set
+            DatasetError: malformed ``data`` or validation pairs (a pair that is an edge of
+                ``data`` included). ConfigError: one validation set
                 without the other, batch larger than the training set.
         """
         data = check_data(data, method=type(self).__name__)
         pairs, num_nodes = undirected_pairs(data.edge_index), int(data.num_nodes)
-        val = _validation_pairs(val_pos, val_neg, num_nodes)
+        val = _validation_pairs(val_pos, val_neg, num_nodes, pairs)
+        progress = progress or no_progress
         config, timer = self._config, Timer()
         ledger = Ledger(PrivacyUnit.EDGE, delta=config.delta, accounting=config.accounting, accountant="pld")
         rng = np.random.default_rng([self.random_state, 2])

@@ -80,7 +80,10 @@ class MLPClassifier(NodeClassifier):
     nodes it is given (neighbouring graphs differ by one node added or removed; a node's features
     and label reach only its own training row, and no edge is read): Poisson DP-SGD, each row's
     gradient clipped to ``max_grad_norm``, the noise calibrated by the RDP accountant to
-    ``epsilon`` at ``delta``. ``private=False``: Adam on shuffled minibatches, no DP.
+    ``epsilon`` at ``delta``. ``private=False``: Adam on shuffled minibatches, no DP. The
+    guarantee covers the model weights (``model_``); ``info_`` keeps the exact number of training
+    nodes (and the steps derived from it), which it does not cover, and so does the saved file:
+    keep it as private as that count.
 
     Args:
         random_state: seed of the initialisation, the batches and the DP-SGD noise.
@@ -97,7 +100,7 @@ class MLPClassifier(NodeClassifier):
     config_cls = MLPConfig
 
     def fit(self, data: Data, train_nodes: object = None, *, num_classes: int | None = None,
-            progress: Progress = no_progress) -> MLPClassifier:
+            progress: Progress | None = no_progress) -> MLPClassifier:
         """Train on the features and labels of ``train_nodes`` of ``data``.
 
         Args:
@@ -105,7 +108,7 @@ class MLPClassifier(NodeClassifier):
                 not read (``edge_index`` may be absent).
             train_nodes: ``[T]`` labelled node ids (default: every labelled node).
             num_classes: C, the output width (default: the largest label of ``data.y`` + 1).
-            progress: called after every training step.
+            progress: called after every training step (``None``: no progress).
 
         Returns:
             ``self``, fitted.
@@ -115,6 +118,7 @@ class MLPClassifier(NodeClassifier):
             BudgetExceededError: no noise meets the budget.
         """
         data, x, y, train, classes = self._fit_inputs(data, train_nodes, num_classes, edges=False)
+        progress = progress or no_progress
         config = self._config
         private = config.private
         timer = Timer()

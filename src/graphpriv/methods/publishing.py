@@ -39,7 +39,7 @@ from torch_geometric.data import Data
 
 from graphpriv.attacks.suite import resolve_attacks
 from graphpriv.data.release import PublishedGraph
-from graphpriv.data.validation import IF_PRESENT, check_data
+from graphpriv.data.validation import IF_PRESENT, check_data, check_node_pairs
 from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.methods.base import MethodConfig, Progress
 from graphpriv.methods.estimator import Estimator
@@ -168,7 +168,15 @@ class GraphPublisher(Estimator):
         who = type(self).__name__
         data = check_data(data, needs_features=self.use_features and IF_PRESENT, method=who)
         graph = PublishedGraph.from_data(data, with_features=self.use_features)
-        sensitive = _check_sensitive_links(sensitive_links, graph.num_nodes, who, self.needs_sensitive_links)
+        sensitive = None
+        if sensitive_links is None and self.needs_sensitive_links:
+            raise DatasetError(f"{who} needs sensitive_links=[2, S] node pairs to protect (e.g. the sensitive "
+                               "links of graphpriv.attacks.protocol.SensitiveLinkProtocol); none were given")
+        if sensitive_links is not None:
+            sensitive = np.ascontiguousarray(check_node_pairs(sensitive_links, graph.num_nodes,
+                                                              name="sensitive_links"), dtype=np.int64)
+            if self.needs_sensitive_links and sensitive.shape[1] == 0:
+                raise DatasetError(f"{who} needs sensitive links to protect; sensitive_links is empty")
         pairs, report = self._release(graph, sensitive, progress)
         self.released_ = PublishedGraph(pairs, graph.num_nodes, graph.x)
         return self._fitted(report)
@@ -201,25 +209,6 @@ class GraphPublisher(Estimator):
         x = state.get("x")
         self.released_ = PublishedGraph(state["pairs"].numpy(), int(state["num_nodes"]),
                                         None if x is None else x.numpy())
-
-
-def _check_sensitive_links(links: Any, num_nodes: int, who: str, required: bool) -> np.ndarray | None:
-    """``links`` as a ``[2, S]`` int64 array (order kept), or None when not given."""
-    if links is None:
-        if required:
-            raise DatasetError(f"{who} needs sensitive_links=[2, S] node pairs to protect (e.g. the sensitive "
-                               "links of graphpriv.attacks.protocol.SensitiveLinkProtocol); none were given")
-        return None
-    arr = links.detach().cpu().numpy() if isinstance(links, torch.Tensor) else np.asarray(links)
-    if arr.ndim != 2 or arr.shape[0] != 2 or not np.issubdtype(arr.dtype, np.integer):
-        raise DatasetError(f"sensitive_links must be integer node pairs of shape [2, S], got {arr.dtype} "
-                           f"{list(arr.shape)}")
-    if required and arr.shape[1] == 0:
-        raise DatasetError(f"{who} needs sensitive links to protect; sensitive_links is empty")
-    if arr.size and (arr.min() < 0 or arr.max() >= num_nodes):
-        raise DatasetError(f"sensitive_links has node id {int(arr.min() if arr.min() < 0 else arr.max())} "
-                           f"outside [0, {num_nodes})")
-    return np.ascontiguousarray(arr, dtype=np.int64)
 
 
 class RandomPerturb(GraphPublisher):
@@ -258,6 +247,10 @@ class DICE(GraphPublisher):
     Args:
         ratio: perturbation ratio p in [0, 1] (0.2). use_features: release ``x`` (True).
         random_state: seed. Other fields of :class:`DiceConfig` are protocol settings.
+
+    Raises (fit):
+        DatasetError: too few non-edges outside S to add as many edges as are deleted (every node
+            an endpoint of a sensitive link, or the other nodes already all linked).
     """
 
     config_cls = DiceConfig

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from dp_accounting import dp_event
 from scipy.optimize import brentq
 
+from graphpriv.errors import PrivacyError
 from graphpriv.privacy.accountant import GraphRdpAccountant, check_delta, check_epsilon
 from graphpriv.privacy.analysis.top_k import (
     amplified_by_subsampling,
@@ -87,8 +88,8 @@ def inner_budget(epsilon: float, delta: float, *, node_rate: float, appr_share: 
     1 - ``appr_share`` of eps_in and half of delta_in each.
 
     Raises:
-        PrivacyError: bad epsilon or delta. ValueError: node_rate outside (0, 1], appr_share outside
-            (0, 1), or delta / q' >= 1.
+        PrivacyError: bad epsilon or delta, or delta / q' >= 1 (naming delta, node_rate and the
+            fix). ValueError: node_rate outside (0, 1], appr_share outside (0, 1).
     """
     check_epsilon(epsilon)
     check_delta(delta)
@@ -98,7 +99,9 @@ def inner_budget(epsilon: float, delta: float, *, node_rate: float, appr_share: 
         raise ValueError(f"'appr_share' must be in (0, 1) (got {appr_share})")
     inner_delta = delta / node_rate
     if inner_delta >= 1:
-        raise ValueError(f"delta / q' = {inner_delta:g} >= 1: lower delta or raise q'")
+        raise PrivacyError(f"delta / q' = delta / node_rate = {delta:g} / {node_rate:g} = {inner_delta:g} >= 1: the "
+                           "q' node sample spends delta / q' inside it, which must stay below 1; lower delta (below "
+                           f"node_rate={node_rate:g}, e.g. under 1 / the number of nodes) or raise node_rate")
     if accounting == "paper":
         inner = epsilon / node_rate
     else:  # ln(1 + (e^eps - 1) / q'), stable for large eps

@@ -10,6 +10,7 @@ import numpy as np
 
 from graphpriv.data.graph import decode_pairs, pair_codes
 from graphpriv.data.splits import sample_non_edges
+from graphpriv.errors import DatasetError
 
 __all__ = ["dice", "perturbation_budget", "random_perturb"]
 
@@ -27,11 +28,15 @@ def perturbation_budget(num_edges: int, ratio: float) -> int:
 
 def _non_edges_within(nodes: np.ndarray, count: int, forbidden_codes: np.ndarray, num_nodes: int,
                       rng: np.random.Generator) -> np.ndarray:
-    """``count`` distinct uniform pairs of ``nodes`` (both ends in the set) not in ``forbidden``."""
+    """``count`` distinct uniform pairs of ``nodes`` (both ends in the set) not in ``forbidden``.
+
+    Raises:
+        DatasetError: fewer than ``count`` such pairs exist (or rejection sampling found too few).
+    """
     k = nodes.size
     local_total = k * (k - 1) // 2
     if local_total == 0 and count:
-        raise ValueError(f"cannot add {count} edges among {k} nodes")
+        raise DatasetError(_too_few(count, k, 0))
     chosen = np.empty(0, np.int64)
     for _ in range(64):
         if chosen.size >= count:
@@ -43,8 +48,15 @@ def _non_edges_within(nodes: np.ndarray, count: int, forbidden_codes: np.ndarray
         _, first = np.unique(codes, return_index=True)
         chosen = np.concatenate([chosen, codes[np.sort(first)]])
     if chosen.size < count:  # 64 rounds of rejection sampling: the pairs of `nodes` are nearly all edges
-        raise ValueError(f"cannot add {count} edges among {k} nodes: too few free pairs")
+        raise DatasetError(_too_few(count, k, None))
     return decode_pairs(chosen[:count], num_nodes)
+
+
+def _too_few(count: int, k: int, free: int | None) -> str:
+    have = f"only {free} of the {k * (k - 1) // 2} pairs are not edges" if free is not None else \
+        "nearly every pair is an edge"
+    return (f"cannot add {count} edges (node pairs that are not edges) between the {k} nodes outside the sensitive "
+            f"links' endpoints: {have}; lower ratio, pass fewer sensitive links, or use a sparser or larger graph")
 
 
 def random_perturb(pairs: np.ndarray, num_nodes: int, *, ratio: float, rng: np.random.Generator) -> np.ndarray:
@@ -86,7 +98,9 @@ def dice(pairs: np.ndarray, num_nodes: int, sensitive: np.ndarray, *, ratio: flo
         ``[2, E]`` published edges (u < v), sorted by pair code.
 
     Raises:
-        ValueError: ratio outside [0, 1], or too few pairs outside S to add.
+        ValueError: ratio outside [0, 1]. DatasetError: too few non-edges with both endpoints
+            outside S to add (e.g. every node is an endpoint of a sensitive link, or the nodes
+            outside S are already all linked).
     """
     budget = perturbation_budget(pairs.shape[1], ratio)
     in_s = np.zeros(num_nodes, dtype=bool)
@@ -95,5 +109,8 @@ def dice(pairs: np.ndarray, num_nodes: int, sensitive: np.ndarray, *, ratio: flo
     removed = rng.choice(touching, min(budget, touching.size), replace=False)
     kept = np.delete(pairs, removed, axis=1)
     outside = np.flatnonzero(~in_s)
+    free = outside.size * (outside.size - 1) // 2 - int(np.count_nonzero(~in_s[pairs[0]] & ~in_s[pairs[1]]))
+    if free < removed.size:
+        raise DatasetError(_too_few(int(removed.size), int(outside.size), free))
     added = _non_edges_within(outside, removed.size, np.sort(pair_codes(pairs, num_nodes)), num_nodes, rng)
     return decode_pairs(np.sort(pair_codes(np.concatenate([kept, added], axis=1), num_nodes)), num_nodes)
