@@ -84,8 +84,7 @@ def evaluate_link_predictor(estimator: Estimator, data: Data, *, method: str, va
     fitted = vars(estimator)
     if fitted.get("timings_"):  # the estimator's own phases replace the whole "fit"
         del timer.timings["fit"]
-        for name, seconds in fitted["timings_"].items():
-            timer.timings[name] = timer.timings.get(name, 0.0) + seconds
+        timer.merge(fitted["timings_"])
     with timer.phase("evaluation"):
         metrics = {"test_auc": estimator.score(split.test_pos, split.test_neg)}
         if val[0] is not None:

@@ -128,8 +128,7 @@ def fit_and_score(estimator: NodeClassifier, data: Data, *, test_ratio: float, s
     with timer.phase("split"):
         sides = inductive_sides(data, test_ratio=test_ratio, seed=seed)
     estimator.fit(sides.train, num_classes=sides.num_classes, progress=progress)
-    for phase, seconds in estimator.timings_.items():
-        timer.timings[phase] = timer.timings.get(phase, 0.0) + seconds
+    timer.merge(estimator.timings_)
     with timer.phase("inference"):
         return accuracy(estimator, sides.test)
 

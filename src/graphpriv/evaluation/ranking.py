@@ -98,8 +98,7 @@ def run_rank(config: RankConfig, data: Data, *, seed: int, method: str = "dplp-r
                               holdout=config.holdout, seed=seed)
     ranker = DPLPRanker(transform=variant[0], noise=variant[1], random_state=seed, **config.model_dump())
     ranker.fit(split, progress=progress)
-    for phase, seconds in ranker.timings_.items():
-        timer.timings[phase] = timer.timings.get(phase, 0.0) + seconds
+    timer.merge(ranker.timings_)
     with timer.phase("ranking"):
         # the whole ranking and its noisy utilities, for evaluation only (not a release)
         order, noisy = ranker._rank(split.queries, (split.test_ptr, split.test_nodes), k=config.top_k)

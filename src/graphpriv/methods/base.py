@@ -94,6 +94,11 @@ class Timer:
         finally:
             self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - t0
 
+    def merge(self, timings: dict[str, float]) -> None:
+        """Add another timer's seconds per phase (e.g. an estimator's ``timings_``) to this one's."""
+        for name, seconds in timings.items():
+            self.timings[name] = self.timings.get(name, 0.0) + seconds
+
     def finish(self) -> dict[str, float]:
         """The timings with ``total`` added."""
         return {**self.timings, "total": time.perf_counter() - self._start}
