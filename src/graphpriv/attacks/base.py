@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.exceptions import NotFittedError
 
 from graphpriv.attacks.graph import PublishedGraph
-from graphpriv.data.graph import check_pairs
+from graphpriv.data.validation import check_node_pairs
 
 __all__ = ["LinkAttack"]
 
@@ -45,7 +45,7 @@ class LinkAttack(abc.ABC):
         """
         if self.graph_ is None:
             raise NotFittedError(f"{type(self).__name__}: call fit(published_graph) before score()")
-        pairs = check_pairs(pairs, self.graph_.num_nodes)
+        pairs = check_node_pairs(pairs, self.graph_.num_nodes)
         return np.asarray(self._score(pairs), dtype=np.float64)
 
     @abc.abstractmethod

@@ -223,18 +223,3 @@ def decode_pairs(codes: np.ndarray, num_nodes: int) -> np.ndarray:
         u = np.where(start(u) > codes, u - 1, u)
         u = np.where(start(u + 1) <= codes, u + 1, u)
     return np.stack([u, codes - start(u) + u + 1])
-
-
-def check_pairs(pairs: np.ndarray, num_nodes: int) -> np.ndarray:
-    """Validate ``[2, P]`` node pairs against N; returns them as int64.
-
-    Raises:
-        DatasetError (a ``ValueError``): wrong shape or ids out of ``[0, num_nodes)``.
-    """
-    pairs = np.asarray(pairs, dtype=np.int64)
-    if pairs.ndim != 2 or pairs.shape[0] != 2:
-        raise DatasetError(f"pairs must have shape [2, P], got {pairs.shape}; stack them as [sources, targets]")
-    if pairs.size and (pairs.min() < 0 or pairs.max() >= num_nodes):
-        raise DatasetError(f"pair ids must lie in [0, {num_nodes}) (got range [{pairs.min()}, {pairs.max()}]); "
-                           "use the graph's node ids")
-    return pairs

@@ -223,23 +223,11 @@ def check_node_pairs(pairs: object, num_nodes: int, *, name: str = "pairs", dist
         DatasetError: not an integer array, a shape other than ``[2, P]``, an id outside
             ``[0, num_nodes)``, or (``distinct``) a pair (u, u); one line naming ``name``.
     """
-    if isinstance(pairs, torch.Tensor):
-        pairs = pairs.detach().cpu().numpy()
-    try:
-        arr = np.asarray(pairs)
-    except (TypeError, ValueError):
-        raise DatasetError(f"{name} must be a [2, P] integer array of node ids, got {type(pairs).__name__}") from None
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer) and not (arr.size == 0 and arr.ndim == 2):
-        raise DatasetError(f"{name} must hold integer node ids, got dtype {arr.dtype}; pass a LongTensor or an "
-                           "int64 array")
+    arr = _integer_ids(pairs, name=name, what="a [2, P] integer array of node ids", ndim=2, hint="")
     if arr.ndim != 2 or arr.shape[0] != 2:
         raise DatasetError(f"{name} must have shape [2, P], got {list(arr.shape)}; stack the pairs as "
                            "[sources, targets]")
-    arr = arr.astype(np.int64, copy=False)
-    if arr.size and (arr.min() < 0 or arr.max() >= num_nodes):
-        bad = int(arr.min()) if arr.min() < 0 else int(arr.max())
-        raise DatasetError(f"{name} has node id {bad} outside [0, {num_nodes}) (the fitted graph has {num_nodes} "
-                           "nodes); use the graph's node ids")
+    _in_range(arr, num_nodes, name=name, graph="the fitted graph")
     if distinct and arr.size and (same := np.flatnonzero(arr[0] == arr[1])).size:
         raise DatasetError(f"{name} pairs a node with itself ({int(arr[0, same[0]])}, {int(arr[0, same[0]])}) at column "
                            f"{int(same[0])}; a link joins two different nodes")
@@ -262,20 +250,36 @@ def check_node_ids(nodes: object, num_nodes: int, *, name: str = "nodes") -> np.
     """
     if nodes is None:
         return np.arange(num_nodes)
-    if isinstance(nodes, torch.Tensor):
-        nodes = nodes.detach().cpu().numpy()
-    try:
-        arr = np.asarray(nodes)
-    except (TypeError, ValueError):
-        raise DatasetError(f"{name} must be a 1-D array of integer node ids, got {type(nodes).__name__}") from None
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer) and arr.size:
-        raise DatasetError(f"{name} must hold integer node ids, got dtype {arr.dtype}; pass a LongTensor or an "
-                           "int64 array (for a boolean mask: mask.nonzero().flatten())")
+    arr = _integer_ids(nodes, name=name, what="a 1-D array of integer node ids", ndim=1,
+                       hint=" (for a boolean mask: mask.nonzero().flatten())")
     if arr.ndim != 1:
         raise DatasetError(f"{name} must be a 1-D array of node ids, got shape {list(arr.shape)}")
-    arr = arr.astype(np.int64, copy=False)
+    _in_range(arr, num_nodes, name=name, graph="the graph")
+    return arr
+
+
+def _integer_ids(value: object, *, name: str, what: str, ndim: int, hint: str) -> np.ndarray:
+    """``value`` (tensor, array or nested lists) as an int64 array; an empty array of ``ndim``
+    dimensions may have any dtype.
+
+    Raises:
+        DatasetError: ragged or not array-like, or not of an integer dtype (bools included).
+    """
+    if isinstance(value, torch.Tensor):
+        value = value.detach().cpu().numpy()
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        raise DatasetError(f"{name} must be {what}, got {type(value).__name__}") from None
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer) and not (arr.size == 0 and arr.ndim == ndim):
+        raise DatasetError(f"{name} must hold integer node ids, got dtype {arr.dtype}; pass a LongTensor or an "
+                           f"int64 array{hint}")
+    return arr.astype(np.int64, copy=False)
+
+
+def _in_range(arr: np.ndarray, num_nodes: int, *, name: str, graph: str) -> None:
+    """Raise a one-line DatasetError naming ``name`` when an id of ``arr`` is outside ``[0, num_nodes)``."""
     if arr.size and (arr.min() < 0 or arr.max() >= num_nodes):
         bad = int(arr.min()) if arr.min() < 0 else int(arr.max())
-        raise DatasetError(f"{name} has node id {bad} outside [0, {num_nodes}) (the graph has {num_nodes} nodes); "
+        raise DatasetError(f"{name} has node id {bad} outside [0, {num_nodes}) ({graph} has {num_nodes} nodes); "
                            "use the graph's node ids")
-    return arr

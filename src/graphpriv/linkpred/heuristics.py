@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from graphpriv.data.graph import check_pairs
+from graphpriv.data.validation import check_node_pairs
 
 __all__ = ["adamic_adar", "adamic_adar_weights", "common_neighbours", "resource_allocation", "weighted_common_neighbours"]
 
@@ -23,7 +23,7 @@ __all__ = ["adamic_adar", "adamic_adar_weights", "common_neighbours", "resource_
 def _check(adj: sp.spmatrix, pairs: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
     if adj.ndim != 2 or adj.shape[0] != adj.shape[1]:
         raise ValueError(f"adjacency must be square, got shape {adj.shape}")
-    pairs = check_pairs(pairs, adj.shape[0])
+    pairs = check_node_pairs(pairs, adj.shape[0])
     adj = sp.csr_matrix(adj)
     if adj.data.size and not np.all(adj.data == 1):
         adj = adj.copy()

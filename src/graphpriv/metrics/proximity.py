@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
-from graphpriv.data.graph import check_pairs
+from graphpriv.data.validation import check_node_pairs
 
 __all__ = ["PairProximity", "pair_distances", "pair_proximity"]
 
@@ -35,7 +35,7 @@ def pair_distances(adj: sp.spmatrix, pairs: np.ndarray, *, max_rows: int = 1 << 
         ValueError: pairs not ``[2, P]`` or ids out of range.
     """
     n = adj.shape[0]
-    pairs = check_pairs(pairs, n)
+    pairs = check_node_pairs(pairs, n)
     adj = sp.csr_matrix(adj)
     sources, which = np.unique(pairs[0], return_inverse=True)
     out = np.empty(pairs.shape[1])
