@@ -117,7 +117,7 @@ def run(
         RELEASE_SUFFIXES,
         check_output_path,
         check_settings,
-        prepare_run,
+        prepare_data,
         run_prepared,
         store_result,
     )
@@ -127,7 +127,8 @@ def run(
     for key, value in (("epsilon", epsilon), ("delta", delta), ("accounting", accounting)):
         if value is not None:
             overrides[key] = value
-    spec, _, _ = check_settings(method, seed=seed, overrides=overrides)  # nothing created before these pass
+    settings = check_settings(method, seed=seed, overrides=overrides)  # nothing created before these pass
+    spec = settings[0]
     if json_path is not None:
         check_output_path(json_path, option="--json", suffixes=(".json",))
     if out is not None:
@@ -138,7 +139,7 @@ def run(
     if save is not None:
         check_output_path(save, option="--save", suffixes=(".pt",))
     results_store = None if no_store else ResultStore(store)  # opened, migrated, checked writable
-    prepared = prepare_run(method, dataset, seed=seed, overrides=overrides, allow_large_delta=allow_large_delta)
+    prepared = prepare_data(settings, dataset, allow_large_delta=allow_large_delta)
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TextColumn("{task.fields[info]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                   console=console, transient=False) as bar:

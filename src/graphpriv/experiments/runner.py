@@ -29,8 +29,8 @@ from graphpriv.experiments.registry import (
 from graphpriv.experiments.store import ResultStore
 from graphpriv.methods.base import MethodConfig, Progress, Result, no_progress
 
-__all__ = ["PreparedRun", "check_output_path", "check_settings", "prepare_run", "run_method", "run_prepared",
-           "store_result"]
+__all__ = ["PreparedRun", "check_output_path", "check_settings", "prepare_data", "prepare_run", "run_method",
+           "run_prepared", "store_result"]
 
 #: Suffixes a published graph can be written to (``--out``).
 RELEASE_SUFFIXES = (".npz", *EDGE_LIST_SUFFIXES)
@@ -112,12 +112,25 @@ def prepare_run(method: str, dataset: str | Path | Data, *, seed: int = 0, overr
         ConfigError: unknown method or setting, a bad value, a bad seed, epsilon for a non-private
             run. DatasetError: the graph cannot be loaded. PrivacyError: delta too large.
     """
-    spec, config, seed = check_settings(method, seed=seed, overrides=overrides)
+    return prepare_data(check_settings(method, seed=seed, overrides=overrides), dataset,
+                        allow_large_delta=allow_large_delta)
+
+
+def prepare_data(settings: tuple[MethodSpec, MethodConfig, int], dataset: str | Path | Data, *,
+                 allow_large_delta: bool = False) -> PreparedRun:
+    """The second half of :func:`prepare_run`: load the graph of a run whose settings passed
+    :func:`check_settings`, and check the delta rule on it.
+
+    Raises:
+        ConfigError: ``dataset`` of another type. DatasetError: the graph cannot be loaded.
+        PrivacyError: delta too large.
+    """
+    spec, config, seed = settings
     if not isinstance(dataset, (str, Path, Data)):
         raise ConfigError(f"dataset must be a registry id, a graph file path or a torch_geometric Data, got a "
                           f"{type(dataset).__name__}")
-    data = check_data(dataset, method=method) if isinstance(dataset, Data) else load(dataset)  # edges normalised
-    check_delta_rule(method, config, data, allow_large_delta=allow_large_delta)
+    data = check_data(dataset, method=spec.id) if isinstance(dataset, Data) else load(dataset)  # edges normalised
+    check_delta_rule(spec.id, config, data, allow_large_delta=allow_large_delta)
     return PreparedRun(spec, config, data, seed)
 
 
@@ -164,9 +177,9 @@ def run_method(method: str, dataset: str | Path | Data, *, seed: int = 0, overri
         ConfigError, DatasetError, PrivacyError, StoreError: bad input, before any training.
         StoreError: the finished result could not be stored (``error.result`` holds it).
     """
-    check_settings(method, seed=seed, overrides=overrides)  # before the store is created
+    settings = check_settings(method, seed=seed, overrides=overrides)  # before the store is created
     opened = ResultStore(store) if store is not None else None  # opened, migrated, checked writable
-    prepared = prepare_run(method, dataset, seed=seed, overrides=overrides, allow_large_delta=allow_large_delta)
+    prepared = prepare_data(settings, dataset, allow_large_delta=allow_large_delta)
     result = run_prepared(prepared, progress=progress)
     if opened is not None:
         store_result(opened, result)
