@@ -401,23 +401,21 @@ def audit(
     canaries: int | None = typer.Option(None, help="Canaries, each inserted w.p. 1/2 (default: the audit's)."),
     epochs: int | None = typer.Option(None, help="Training epochs of model audits (default: the audit's)."),
     seed: int = typer.Option(0, help="Seed of canaries, coins and noise."),
-    ratio: float = typer.Option(0.0, help="random-perturb only: share of edges rewired (0 publishes the input)."),
+    ratio: float | None = typer.Option(None, help="random-perturb only: share of edges rewired (0 publishes the "
+                                                  "input; default: the method's)."),
     non_private: bool = typer.Option(False, "--non-private", help="Model audits: the same training without noise."),
     attack: str | None = typer.Option(None, help="privdpr only: gradient, node-embedding or node-graph."),
     as_json: bool = typer.Option(False, "--json", help="Print the reports as JSON."),
-    test_noise_factor: float = typer.Option(1.0, hidden=True, help="TEST ONLY: scale the mechanism's noise."),
 ) -> None:
     """Audit a release with canaries: an empirical lower bound on epsilon against the claimed one."""
     from graphpriv.data import load
-    from graphpriv.privacy.audits import check_audit_options, run_audit
-    from graphpriv.testing.broken import broken_noise
+    from graphpriv.experiments.auditing import check_audit_options, run_audit
 
     check_audit_options(method, epsilon=epsilon, canaries=canaries, seed=seed, epochs=epochs, ratio=ratio,
                         attack=attack)  # before the data is loaded
     data = load(dataset)
-    with broken_noise(test_noise_factor):
-        reports = run_audit(method, data, epsilon=epsilon, canaries=canaries, seed=seed, epochs=epochs,
-                            ratio=ratio, private=not non_private, attack=attack)
+    reports = run_audit(method, data, epsilon=epsilon, canaries=canaries, seed=seed, epochs=epochs, ratio=ratio,
+                        private=not non_private, attack=attack)
     if as_json:
         print(json.dumps([r.model_dump(mode="json") for r in reports], indent=2))
     for report in [] if as_json else reports:

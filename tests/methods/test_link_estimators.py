@@ -226,3 +226,60 @@ def test_lapgraph_refuses_the_hyperparameters_it_cannot_honour():
     assert LapGraphConfig().model_dump() == {**DPLPConfig().model_dump(), "extractor": Extractor.NEIGHBOURHOOD,
                                              "optimizer": "adam", "lr": 0.001, "count_fraction": 0.01}
     assert LapGraphLinkPredictor(private=True, k=3, extractor="path").get_params()["k"] == 3
+
+
+def test_an_empty_audit_hook_changes_nothing_and_noise_scale_reaches_the_engine(train, split, fitted):
+    from graphpriv.privacy.hooks import AuditHook
+
+    hooked = DPLPLinkPredictor(random_state=SEED, **PRIVATE).fit(train, split.val_pos, split.val_neg,
+                                                                audit_hook=AuditHook())
+    pairs = _pairs(split)
+    assert torch.equal(hooked.predict_proba(pairs), fitted["dplp"].predict_proba(pairs))
+    assert hooked.info_ == fitted["dplp"].info_ and hooked.privacy_report_ == fitted["dplp"].privacy_report_
+    faulty = DPLPLinkPredictor(random_state=SEED, **PRIVATE).fit(train, split.val_pos, split.val_neg,
+                                                                audit_hook=AuditHook(noise_scale=0.5))
+    assert faulty.privacy_report_ == fitted["dplp"].privacy_report_  # the ledger still claims the calibration
+    assert not torch.equal(faulty.predict_proba(pairs), fitted["dplp"].predict_proba(pairs))
+
+
+def test_audit_hook_canaries_join_the_population_and_bad_hooks_are_refused(train):
+    from graphpriv.privacy.hooks import AuditHook
+
+    class Canaries:
+        def attach(self, *, group_size, max_grad_norm):
+            self.group, self.seen = group_size, []
+            return 3 * group_size
+
+        def step(self, indices, noise_std):
+            self.seen.append((indices.clone(), noise_std))
+
+    canaries = Canaries()
+    est = DPLPLinkPredictor(random_state=SEED, **PRIVATE).fit(train, audit_hook=AuditHook(0.5, canaries))
+    info = est.info_
+    assert canaries.group == info["group_size"]
+    assert info["steps"] == len(canaries.seen) == 2 * -(-(info["num_train_examples"] + 3 * canaries.group) // 32)
+    drawn = torch.cat([i for i, _ in canaries.seen])
+    assert drawn.numel() > 0 and 0 <= int(drawn.min()) and int(drawn.max()) < 3 * canaries.group
+    assert [s for _, s in canaries.seen] == pytest.approx([0.5 * info["noise_std"]] * info["steps"])
+    for cls, params, hook, match in (
+            (SEALLinkPredictor, SMALL, AuditHook(canaries=Canaries()), "non-private"),
+            (DPLPLinkPredictor, {**PRIVATE, "theta": "auto"}, AuditHook(noise_scale=0.1), "fixed k and theta"),
+            (DPLPLinkPredictor, PRIVATE, {"noise_scale": 0.1}, "AuditHook")):
+        with pytest.raises(ConfigError, match=match) as err:
+            cls(**params).fit(train, audit_hook=hook)
+        _one_line(err)
+
+
+@pytest.mark.parametrize("name", ["dplp", "lapgraph"])
+def test_predict_proba_on_a_given_graph(fitted, train, split, name):
+    from torch_geometric.data import Data
+
+    est, pairs = fitted[name], _pairs(split)
+    same = Data(edge_index=torch.cat([est.graph_, est.graph_.flip(0)], dim=1), num_nodes=est.num_nodes_)
+    assert torch.equal(est.predict_proba(pairs, data=same), est.predict_proba(pairs))
+    assert est.score(split.test_pos, split.test_neg, data=same) == est.score(split.test_pos, split.test_neg)
+    sparser = Data(edge_index=same.edge_index[:, ::2], num_nodes=est.num_nodes_)
+    assert est.predict_proba(pairs, data=sparser).shape == (pairs.shape[1],)
+    with pytest.raises(DatasetError, match="nodes but this .* was fitted on a graph of 80") as err:
+        est.predict_proba(pairs, data=Data(edge_index=same.edge_index, num_nodes=90))
+    _one_line(err)

@@ -7,12 +7,13 @@ from torch_geometric.data import Data
 
 from graphpriv.data.graph import undirected_pairs
 from graphpriv.data.splits import link_split
-from graphpriv.errors import ConfigError, DatasetError, ModelFileError, NotFittedError
+from graphpriv.errors import ConfigError, DatasetError, ModelFileError, NotFittedError, PrivacyError
 from graphpriv.evaluation.link import training_graph
 from graphpriv.experiments.runner import run_method
 from graphpriv.methods.estimator import Estimator
 from graphpriv.methods.privdpr import PrivDPR
 from graphpriv.methods.publishing import EdgeRand
+from graphpriv.privacy.hooks import AuditHook
 from graphpriv.testing.graphs import random_graph
 
 pytestmark = pytest.mark.usefixtures("one_thread")
@@ -95,6 +96,29 @@ def test_privacy_report_and_release_are_the_runs(graph):
     est.generate()
     assert np.array_equal(est.released_.pairs, result.release.pairs)
     assert isinstance(result.estimator, PrivDPR) and result.estimator.released_ is result.release
+
+
+def test_an_empty_audit_hook_is_the_plain_fit_and_the_ledger_answers_other_deltas(fitted, graph, tmp_path):
+    hooked = PrivDPR(random_state=3, epsilon=2.0, **FAST).fit(graph, audit_hook=AuditHook())
+    assert torch.equal(hooked.embeddings_, fitted.embeddings_) and hooked.info_ == fitted.info_
+    assert hooked.privacy_report_ == fitted.privacy_report_
+    assert fitted.epsilon_at(fitted.delta) == pytest.approx(fitted.privacy_report_.epsilon, rel=1e-12)
+    assert fitted.epsilon_at(1e-8) > fitted.privacy_report_.epsilon  # a smaller delta costs epsilon
+    faulty = PrivDPR(random_state=3, epsilon=2.0, **FAST).fit(graph, audit_hook=AuditHook(noise_scale=0.01))
+    assert faulty.info_["noise_std"] == pytest.approx(0.01 * fitted.info_["noise_std"])  # the std used
+    assert faulty.privacy_report_ == fitted.privacy_report_ and not faulty.embeddings_.equal(fitted.embeddings_)
+    dpr = PrivDPR(random_state=3, private=False, **FAST).fit(graph)
+    assert dpr.ledger_ is None
+    with pytest.raises(PrivacyError, match="non-private"):
+        dpr.epsilon_at(1e-5)
+    loaded = PrivDPR.load(fitted.save(tmp_path / "ledger.pt"))
+    assert loaded.ledger_ is None
+    with pytest.raises(PrivacyError, match="ledger"):
+        loaded.epsilon_at(1e-5)
+    with pytest.raises(ConfigError, match="AuditHook"):
+        PrivDPR(**FAST).fit(graph, audit_hook={"noise_scale": 0.01})
+    with pytest.raises(ConfigError, match="GradientCanary"):
+        PrivDPR(**FAST).fit(graph, audit_hook=AuditHook(canaries=object()))
 
 
 def test_not_fitted_before_fit():

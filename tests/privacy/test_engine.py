@@ -127,3 +127,52 @@ def test_bucketed_sum_equals_unbucketed():
     assert losses.numel() == 24
     for name in one:
         torch.testing.assert_close(one[name], four[name], atol=1e-5, rtol=1e-5)
+
+
+def test_audit_hook_scales_the_noise_and_carries_canaries_outside_the_model():
+    """A hook's noise_scale multiplies the std while the ledger spends the calibrated step; the
+    population's extras (canaries) never reach collate and see every step with its std."""
+    from graphpriv.privacy.hooks import AuditHook
+
+    class Extras:
+        def __init__(self):
+            self.seen, self.stds = [], []
+
+        def attach(self, *, group_size, max_grad_norm):
+            return 16
+
+        def step(self, indices, noise_std):
+            self.seen.append(indices.clone())
+            self.stds.append(noise_std)
+
+    def run(hook, num_examples, num_real=None):
+        model = _Zero()
+        sampler = WithoutReplacementSampler(num_examples, 8, generator=torch.Generator().manual_seed(0))
+        ledger = Ledger(PrivacyUnit.EDGE, delta=1e-5)
+        x = torch.randn(64, 3)
+
+        def collate(idx):
+            assert idx.numel() == 0 or int(idx.max()) < 64  # never an extra
+            return (x[idx],), torch.zeros(idx.numel())
+
+        engine = DPSGD(model, torch.optim.SGD(model.parameters(), lr=1.0), sampler, collate=collate,
+                       loss_fn=lambda out, y: (out - y).pow(2).mean(), noise_multiplier=0.5, max_grad_norm=1.0,
+                       group_size=3, ledger=ledger, generator=torch.Generator().manual_seed(1), audit_hook=hook,
+                       num_real=num_real)
+        for _ in range(5):
+            engine.step()
+        return model.w.detach().clone(), ledger.epsilon(), engine
+
+    plain, eps, _ = run(None, 64)
+    same, eps_same, _ = run(AuditHook(), 64)
+    assert torch.equal(plain, same) and eps_same == eps
+    scaled, eps_scaled, _ = run(AuditHook(noise_scale=0.01), 64)
+    assert torch.allclose(scaled, 0.01 * plain) and eps_scaled == eps  # the ledger still claims the calibration
+    extras = Extras()
+    _, _, engine = run(AuditHook(canaries=extras), 80, num_real=64)
+    assert len(extras.seen) == 5 and all(s == engine.noise_std for s in extras.stds)
+    assert all(((i >= 0) & (i < 16)).all() for i in extras.seen) and sum(i.numel() for i in extras.seen) > 0
+    with pytest.raises(ValueError, match="num_real"):
+        run(AuditHook(canaries=extras), 80)
+    with pytest.raises(ValueError, match="noise_scale"):
+        AuditHook(noise_scale=float("nan"))

@@ -15,8 +15,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from graphpriv.data.graph import to_csr
-from graphpriv.methods.dpar import steps_and_rate, train_rows
 from graphpriv.methods.mlp import MLPConfig, calibrated_noise
+from graphpriv.methods.node_classifier import steps_and_rate, train_rows
 from graphpriv.nn.decoupled import DecoupledModel, feature_mlp
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.engine import DPSGD, clip_per_sample, clipped_gradient_sum, per_sample_gradients

@@ -284,6 +284,7 @@ for _id, _args, _m in (
     ("epochs-zero", ["dplp-ps", "--epochs", "0"], ["epochs"]),
     ("ratio-above-1", ["random-perturb", "--ratio", "1.5"], ["ratio"]),
     ("attack-for-edgerand", ["edgerand", "--attack", "gradient"], ["attack"]),
+    ("ratio-for-edgerand", ["edgerand", "--ratio", "0.5"], ["ratio"]),
 ):
     cli(f"cli-audit-{_id}", C, ["audit", *_args, "-d", REG], _m)
 cli("cli-audit-unknown-dataset", C, ["audit", "edgerand", "-d", "nope"], ["nope"])

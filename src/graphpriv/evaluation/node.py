@@ -27,8 +27,9 @@ from graphpriv.data.splits import node_split
 from graphpriv.data.validation import check_data, check_seed
 from graphpriv.errors import ConfigError
 from graphpriv.methods.base import Progress, Result, Timer, no_progress
-from graphpriv.methods.dpar import DPARClassifier, DPARConfig, NodeClassifier
+from graphpriv.methods.dpar import DPARClassifier, DPARConfig
 from graphpriv.methods.mlp import MLPClassifier, MLPConfig
+from graphpriv.methods.node_classifier import NodeClassifier
 
 __all__ = ["DPAR_APPR", "MLP_PRIVATE", "NodeSides", "accuracy", "fit_and_score", "inductive_sides", "run_dpar",
            "run_mlp"]

@@ -5,7 +5,9 @@
 
 Each section writes its own file under ``--out-dir`` (edge: audit.md, with the dp-mlp rows;
 dplp: audit-dplp.md; dpar: audit-dpar.md; privdpr: audit-privdpr.md), headed by the command that
-made it. "Noise 100x too small" is the test-only switch :func:`graphpriv.testing.broken.broken_noise`.
+made it. "Noise 100x too small" is the audit's deliberate fault: ``noise_scale=0.01`` passed into the
+estimator's fit (:class:`graphpriv.privacy.hooks.AuditHook`) while its ledger claims the calibrated noise.
+Every row runs through :func:`graphpriv.experiments.auditing.run_audit`, the code of ``graphpriv audit``.
 """
 
 from __future__ import annotations
@@ -15,16 +17,16 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from graphpriv.audit.statistics import AuditReport
 from graphpriv.data import load
-from graphpriv.privacy.audit import AuditReport, audit_dp_mlp, audit_edge_release
-from graphpriv.testing.broken import broken_noise
+from graphpriv.experiments.auditing import run_audit
 
 #: (label, method, epsilon, ratio, noise factor)
 GRID = (
     *((f"EdgeRand, eps = {e:g}", "edgerand", e, 0.0, 1.0) for e in (1.0, 4.0, 8.0)),
     *((f"LapGraph, eps = {e:g}", "lapgraph", e, 0.0, 1.0) for e in (1.0, 4.0, 8.0)),
-    ("EdgeRand, eps = 1, noise 100x too small (test-only switch)", "edgerand", 1.0, 0.0, 0.01),
-    ("LapGraph, eps = 1, noise 100x too small (test-only switch)", "lapgraph", 1.0, 0.0, 0.01),
+    ("EdgeRand, eps = 1, noise 100x too small (deliberate fault)", "edgerand", 1.0, 0.0, 0.01),
+    ("LapGraph, eps = 1, noise 100x too small (deliberate fault)", "lapgraph", 1.0, 0.0, 0.01),
     ("Input graph published as is (no DP)", "random-perturb", 1.0, 0.0, 1.0),
     ("Random perturbation, p = 0.5 (no DP)", "random-perturb", 1.0, 0.5, 1.0),
 )
@@ -35,13 +37,13 @@ GRID = (
 NODE_GRID = (
     ("dp-mlp (node level), calibrated to eps = 1", 1.0, 1.0),
     ("dp-mlp (node level), calibrated to eps = 4", 4.0, 1.0),
-    ("dp-mlp (node level), eps = 1, noise 100x too small (test-only switch)", 1.0, 0.01),
+    ("dp-mlp (node level), eps = 1, noise 100x too small (deliberate fault)", 1.0, 0.01),
 )
 
 #: DP-SGD link predictors: (label, method, epsilon, private, noise factor)
 DPLP_GRID = (
     *((f"{m}, eps = {e:g}", m, e, True, 1.0) for m in ("dplp-ps", "dplp-ns") for e in (1.0, 4.0, 8.0)),
-    *((f"{m}, eps = 1, noise 100x too small (test-only switch)", m, 1.0, True, 0.01) for m in ("dplp-ps", "dplp-ns")),
+    *((f"{m}, eps = 1, noise 100x too small (deliberate fault)", m, 1.0, True, 0.01) for m in ("dplp-ps", "dplp-ns")),
     ("dplp-ps without noise (same clipped steps)", "dplp-ps", 1.0, False, 1.0),
 )
 
@@ -52,18 +54,18 @@ ONE_ROW = {"node_rate": 1.0, "max_rows": 1, "appr_share": 0.1}
 #: only ~9% of the inserted canaries, so those rows take 4x more
 DPAR_GRID = (
     *((f"dpar-gm, one row per node (q' = 1), eps = {e:g}", "dpar-gm", e, ONE_ROW, 1.0, 1) for e in (1.0, 4.0, 8.0)),
-    ("dpar-gm, one row per node, eps = 1, noise 100x too small (test-only switch)", "dpar-gm", 1.0, ONE_ROW, 0.01, 1),
+    ("dpar-gm, one row per node, eps = 1, noise 100x too small (deliberate fault)", "dpar-gm", 1.0, ONE_ROW, 0.01, 1),
     ("dpar-nodp, one row per node (no DP)", "dpar-nodp", 1.0, ONE_ROW, 1.0, 1),
     *((f"{m}, paper settings (q' = 0.09), eps = {e:g}", m, e, {}, 1.0, 4) for m in ("dpar-gm", "dpar-em0")
       for e in (1.0, 8.0)),
-    ("dpar-gm, paper settings, eps = 1, noise 100x too small (test-only switch)", "dpar-gm", 1.0, {}, 0.01, 4),
-    ("dpar-gm, paper settings, eps = 1, noise 1000x too small (test-only switch)", "dpar-gm", 1.0, {}, 0.001, 4),
+    ("dpar-gm, paper settings, eps = 1, noise 100x too small (deliberate fault)", "dpar-gm", 1.0, {}, 0.01, 4),
+    ("dpar-gm, paper settings, eps = 1, noise 1000x too small (deliberate fault)", "dpar-gm", 1.0, {}, 0.001, 4),
 )
 
 #: PrivDPR: (label, attack, epsilon, private, noise factor)
 PRIVDPR_GRID = (
     *((f"privdpr, eps = {e:g}", "gradient", e, True, 1.0) for e in (1.0, 3.2, 8.0)),
-    ("privdpr, eps = 3.2, noise 100x too small (test-only switch)", "gradient", 3.2, True, 0.01),
+    ("privdpr, eps = 3.2, noise 100x too small (deliberate fault)", "gradient", 3.2, True, 0.01),
     ("dpr (no noise)", "gradient", 3.2, False, 1.0),
     *((f"privdpr, eps = 3.2, {a}", a, 3.2, True, 1.0) for a in ("node-embedding", "node-graph")),
     *((f"privdpr, eps = 3.2, {a}, noise 100x too small", a, 3.2, True, 0.01) for a in ("node-embedding", "node-graph")),
@@ -82,12 +84,11 @@ def _row(label: str, dataset: str, r: AuditReport) -> str:
             f"{verdict} |")
 
 
-def _section(out: Path, command: str, cases: list[tuple[str, str, Callable[[], list[AuditReport]], float]]) -> None:
+def _section(out: Path, command: str,
+             cases: list[tuple[str, str, Callable[[float], list[AuditReport]], float]]) -> None:
     lines = [f"Command: `{command}`", "", HEADER, "|---|---|---|---|---|---|---|---|---|"]
     for label, dataset, audit, factor in cases:
-        with broken_noise(factor):
-            reports = audit()
-        for r in reports:
+        for r in audit(factor):
             lines.append(_row(label, dataset, r))
             print(lines[-1], flush=True)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -101,9 +102,8 @@ def _edge_section(args: argparse.Namespace, command: str) -> None:
     for dataset in args.datasets:
         data = load(dataset)
         for label, method, epsilon, ratio, factor in GRID:
-            with broken_noise(factor):
-                r = audit_edge_release(method, data, epsilon=epsilon, canaries=args.canaries, seed=args.seed,
-                                       ratio=ratio)
+            (r,) = run_audit(method, data, epsilon=epsilon, canaries=args.canaries, seed=args.seed,
+                             ratio=ratio if method == "random-perturb" else None, noise_scale=factor)
             verdict = "passed" if r.passed else "**FAILED**"
             lines.append(f"| {label} | {dataset} | {r.claimed_epsilon:.4g} | {r.epsilon_lower_bound:.3f} | "
                          f"{r.epsilon_lower_bound_cp:.3f} | {r.epsilon_estimate:.3f} | {r.tpr:.4f} / {r.fpr:.4f} | "
@@ -112,9 +112,8 @@ def _edge_section(args: argparse.Namespace, command: str) -> None:
     for dataset in args.node_datasets:
         data = load(dataset)
         for label, epsilon, factor in NODE_GRID:
-            with broken_noise(factor):
-                r = audit_dp_mlp(data, epsilon=epsilon, canaries=args.node_canaries, seed=args.seed,
-                                 epochs=args.node_epochs)
+            (r,) = run_audit("dp-mlp", data, epsilon=epsilon, canaries=args.node_canaries, seed=args.seed,
+                             epochs=args.node_epochs, noise_scale=factor)
             verdict = "passed" if r.passed else "**FAILED**"
             lines.append(f"| {label} | {dataset} | {r.claimed_epsilon:.4g} | {r.epsilon_lower_bound:.3f} | "
                          f"{r.epsilon_lower_bound_cp:.3f} | {r.epsilon_estimate:.3f} | {r.tpr:.4f} / {r.fpr:.4f} | "
@@ -153,30 +152,24 @@ def main() -> None:
                       f"--node-datasets {' '.join(args.node_datasets)} --node-canaries {args.node_canaries} "
                       f"--node-epochs {args.node_epochs}")
     if "dplp" in args.sections:
-        from graphpriv.privacy.audit_dplp import audit_dplp
-
-        cases = [(label, name, (lambda m=m, d=name, e=e, p=p: audit_dplp(
+        cases = [(label, name, (lambda f, m=m, d=name, e=e, p=p: run_audit(
                      m, load(d), epsilon=e, private=p, seed=args.seed, epochs=args.dplp_epochs,
-                     gradient_canaries=args.dplp_canaries)), factor)
+                     canaries=args.dplp_canaries, noise_scale=f)), factor)
                  for name in args.dplp_datasets for label, m, e, p, factor in DPLP_GRID]
         _section(args.out_dir / "audit-dplp.md", base.format(seed=args.seed, section="dplp")
                  + f"--dplp-datasets {' '.join(args.dplp_datasets)} --dplp-epochs {args.dplp_epochs} "
                  f"--dplp-canaries {args.dplp_canaries}", cases)
     if "dpar" in args.sections:
-        from graphpriv.privacy.audit_dpar import audit_dpar
-
-        cases = [(label, name, (lambda m=m, d=name, e=e, o=o, c=c: [audit_dpar(
+        cases = [(label, name, (lambda f, m=m, d=name, e=e, o=o, c=c: run_audit(
                      m, load(d), epsilon=e, canaries=c * args.dpar_canaries, seed=args.seed, epochs=args.dpar_epochs,
-                     **o)]), factor)
+                     settings=o, noise_scale=f)), factor)
                  for name in args.dpar_datasets for label, m, e, o, factor, c in DPAR_GRID]
         _section(args.out_dir / "audit-dpar.md", base.format(seed=args.seed, section="dpar")
                  + f"--dpar-datasets {' '.join(args.dpar_datasets)} --dpar-canaries {args.dpar_canaries} "
                  f"--dpar-epochs {args.dpar_epochs}", cases)
     if "privdpr" in args.sections:
-        from graphpriv.privacy.audit_privdpr import audit_privdpr
-
-        cases = [(label, name, (lambda d=name, a=a, e=e, p=p: [audit_privdpr(
-                     load(d), epsilon=e, attack=a, private=p, seed=args.seed)]), factor)
+        cases = [(label, name, (lambda f, d=name, a=a, e=e, p=p: run_audit(
+                     "privdpr", load(d), epsilon=e, attack=a, private=p, seed=args.seed, noise_scale=f)), factor)
                  for name in args.privdpr_datasets for label, a, e, p, factor in PRIVDPR_GRID]
         _section(args.out_dir / "audit-privdpr.md", base.format(seed=args.seed, section="privdpr")
                  + f"--privdpr-datasets {' '.join(args.privdpr_datasets)}", cases)

@@ -21,6 +21,7 @@ ids ``dpar-em0``, ``dpar-em1``, ``dpar-gm``, ``dpar-nodp``) is :mod:`graphpriv.e
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass
@@ -29,24 +30,20 @@ from typing import Any, Literal
 import numpy as np
 import scipy.sparse as sp
 import torch
-import torch.nn.functional as F
 from pydantic import Field
 from torch_geometric.data import Data
 
 from graphpriv.data.graph import to_csr, undirected_pairs
-from graphpriv.data.validation import check_data, check_node_ids
 from graphpriv.errors import ConfigError, DatasetError, PrivacyError
 from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress
-from graphpriv.methods.estimator import Estimator
-from graphpriv.nn.decoupled import DecoupledModel, feature_mlp, padded_rows, propagate
+from graphpriv.methods.node_classifier import NodeClassifier, steps_and_rate, train_rows
+from graphpriv.nn.decoupled import DecoupledModel
 from graphpriv.privacy import dpar_accounting as acc
-from graphpriv.privacy.accountant import Ledger
+from graphpriv.privacy.accountant import Ledger, check_delta
 from graphpriv.privacy.analysis.top_k import one_shot_top_k_epsilon
 from graphpriv.privacy.calibration import quiet_absl
-from graphpriv.privacy.ghost_clipping import decoupled_clipped_sum
-from graphpriv.privacy.mechanisms import audit_test_noise_factor
+from graphpriv.privacy.hooks import AuditHook, noise_scale_of
 from graphpriv.privacy.report import PhaseReport, PrivacyReport
-from graphpriv.privacy.sampling import PoissonSampler
 from graphpriv.privacy.units import PrivacyUnit
 from graphpriv.propagation.appr import appr_ista
 from graphpriv.propagation.dp_appr import (
@@ -57,8 +54,7 @@ from graphpriv.propagation.dp_appr import (
     rows_per_node,
 )
 
-__all__ = ["APPR_VARIANTS", "DPARClassifier", "DPARConfig", "DPARFit", "NodeClassifier", "check_appr", "fit_epsilon",
-           "steps_and_rate", "train_dpar", "train_rows"]
+__all__ = ["APPR_VARIANTS", "DPARClassifier", "DPARConfig", "DPARFit", "check_appr", "fit_epsilon", "train_dpar"]
 
 #: DPAR's variants: the DP-APPR mechanism of a private fit (``em0``, ``em1``, ``gm``), or ``exact``.
 APPR_VARIANTS: tuple[str, ...] = ("em0", "em1", "gm", "exact")
@@ -120,155 +116,6 @@ def check_appr(appr: object, *, private: bool | None = None) -> str:
     return appr
 
 
-def _where(data: Data) -> str:
-    name = getattr(data, "name", None)
-    return f"{name}: " if isinstance(name, str) else ""
-
-
-def _check_graph(data: object, *, labels: bool, edges: bool, who: str) -> Data:
-    """``data`` checked by :func:`~graphpriv.data.validation.check_data` (features needed, labels
-    when ``labels``), except that a graph without edges (``edge_index`` of shape ``[2, 0]``, or
-    none when ``edges`` is False) is accepted: a node classifier can score isolated nodes.
-
-    Raises:
-        DatasetError: what ``check_data`` raises; a missing ``edge_index`` when ``edges``.
-    """
-    if edges and isinstance(data, Data) and getattr(data, "edge_index", None) is None:
-        raise DatasetError(f"{_where(data)}data.edge_index is missing: {who} propagates over the graph; set it to "
-                           "the [2, E] node ids of the edges (an empty [2, 0] long tensor for a graph without edges)")
-    return check_data(data, needs_features=True, needs_labels=labels, method=who, allow_no_edges=True)
-
-
-def _plain(value: Any) -> Any:
-    """JSON fallback for numpy scalars in ``info_``."""
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
-
-
-class NodeClassifier(Estimator):
-    """Base of graphpriv's node classifiers (:class:`DPARClassifier`, the feature-only
-    :class:`~graphpriv.methods.mlp.MLPClassifier`): f_theta, a 2-layer MLP on node features,
-    then ``prop_steps`` personalized-PageRank propagation steps (teleport ``alpha``) over the graph
-    predicted on (none when ``prop_steps`` is 0). Prediction is inductive: any graph whose
-    features have the fitted width, including one ``fit`` never saw. Subclasses implement ``fit``
-    (ending with :meth:`_keep` and :meth:`_fitted`).
-
-    Attributes:
-        model_: the trained :class:`~graphpriv.nn.decoupled.DecoupledModel` (eval mode); its
-            ``mlp`` is f_theta. n_features_in_: F, the feature width fitted on. n_classes_: C.
-        info_: facts of the fit (sizes, noise; what a run's ``info`` holds). timings_: seconds per
-            phase of ``fit``. privacy_report_: see :class:`~graphpriv.methods.estimator.Estimator`.
-    """
-
-    def predict_proba(self, data: Data, nodes: object = None) -> torch.Tensor:
-        """Class probabilities of ``nodes`` of ``data`` (softmax of :meth:`predict`'s scores).
-
-        Args:
-            data: a ``Data`` with ``x [N, F]`` (F = ``n_features_in_``) and, when ``prop_steps`` >
-                0, ``edge_index [2, E]`` (``[2, 0]``: no edges); it need not be the graph fitted on.
-            nodes: ``[K]`` node ids of ``data`` (default: every node, in order).
-
-        Returns:
-            ``[K, C]`` float32, each row summing to 1.
-
-        Raises:
-            NotFittedError: before ``fit``. DatasetError: a malformed graph, another feature width,
-                a node id outside ``[0, N)``.
-        """
-        return torch.softmax(self._logits(data, nodes), dim=1)
-
-    def predict(self, data: Data, nodes: object = None) -> torch.Tensor:
-        """The most likely class of ``nodes`` of ``data`` (arguments and errors as
-        :meth:`predict_proba`).
-
-        Returns:
-            ``[K]`` int64 class ids in ``[0, C)``.
-        """
-        return self._logits(data, nodes).argmax(1)
-
-    def _logits(self, data: Data, nodes: object) -> torch.Tensor:
-        """``[K, C]`` scores: f_theta on the nodes' features, propagated over ``data``'s edges."""
-        self._check_fitted()
-        config = self._config
-        propagates = config.prop_steps > 0
-        data = _check_graph(data, labels=False, edges=propagates, who=type(self).__name__)
-        x = torch.as_tensor(data.x, dtype=torch.float32)
-        if x.shape[1] != self.n_features_in_:
-            raise DatasetError(f"{_where(data)}data.x has {x.shape[1]} features per node, but this "
-                               f"{type(self).__name__} was fitted on {self.n_features_in_}; pass a graph with the "
-                               "same features")
-        n = int(x.shape[0])
-        index = torch.from_numpy(check_node_ids(nodes, n, name="nodes"))
-        with torch.no_grad():  # every node at once: a node's scores do not depend on ``nodes``
-            h = self.model_.mlp(x)
-            if propagates:
-                h = propagate(h, data.edge_index.long(), n, alpha=config.alpha, steps=config.prop_steps)
-            return h[index]
-
-    def _fit_inputs(self, data: Data, train_nodes: object, num_classes: int | None, *,
-                    edges: bool) -> tuple[Data, torch.Tensor, torch.Tensor, np.ndarray, int]:
-        """Check what ``fit`` was given.
-
-        Returns:
-            ``(checked data, x [N, F] float32, y [N] int64, train [T] sorted ids, C)``.
-
-        Raises:
-            DatasetError: a malformed graph, missing or unusable features or labels; training nodes
-                that are out of range, repeated (a node reaches training once) or unlabelled; or
-                ``num_classes`` not above every training label.
-        """
-        data = _check_graph(data, labels=True, edges=edges, who=type(self).__name__)
-        x = torch.as_tensor(data.x, dtype=torch.float32)
-        y = torch.as_tensor(data.y, dtype=torch.long)
-        if train_nodes is None:
-            train = np.flatnonzero(y.numpy() >= 0)
-        else:
-            ids = check_node_ids(train_nodes, int(x.shape[0]), name="train_nodes")
-            train, counts = np.unique(ids, return_counts=True)
-            if (counts > 1).any():
-                raise DatasetError(f"train_nodes lists node {int(train[counts > 1][0])} more than once; each "
-                                   "training node is used once (the privacy unit is one node)")
-            unlabelled = train[y.numpy()[train] < 0]
-            if unlabelled.size:
-                raise DatasetError(f"train_nodes includes unlabelled node {int(unlabelled[0])} (label -1); pass "
-                                   "labelled nodes only")
-        if train.size == 0:
-            raise DatasetError(f"{_where(data)}no training node: train_nodes is empty")
-        top = int(y[torch.from_numpy(train)].max()) + 1
-        classes = int(y.max()) + 1 if num_classes is None else num_classes
-        if isinstance(classes, bool) or not isinstance(classes, (int, np.integer)) or classes < max(2, top):
-            raise DatasetError(f"num_classes must be an integer of at least {max(2, top)} (the training labels go up "
-                               f"to {top - 1}), got {num_classes!r}")
-        return data, x, y, train, int(classes)
-
-    def _keep(self, model: DecoupledModel, num_features: int, num_classes: int, info: dict, timer: Timer) -> None:
-        """Record the fitted state (before :meth:`_fitted`)."""
-        self.model_ = model
-        self.n_features_in_ = int(num_features)
-        self.n_classes_ = int(num_classes)
-        self.info_ = info
-        self.timings_ = dict(timer.timings)
-
-    def _get_state(self) -> dict[str, Any]:
-        return {"model": {k: v.detach().clone() for k, v in self.model_.state_dict().items()},
-                "n_features_in": self.n_features_in_, "n_classes": self.n_classes_,
-                "info": json.dumps(self.info_, default=_plain), "timings": json.dumps(self.timings_)}
-
-    def _set_state(self, state: dict[str, Any]) -> None:
-        model = DecoupledModel(feature_mlp(int(state["n_features_in"]), self._config.hidden,
-                                           int(state["n_classes"]), self._config.dropout))
-        try:
-            model.load_state_dict(state["model"])
-        except RuntimeError as exc:  # missing, unexpected or mis-shaped tensors
-            raise ValueError(str(exc).splitlines()[0]) from None
-        self.model_ = model.eval()
-        self.n_features_in_ = int(state["n_features_in"])
-        self.n_classes_ = int(state["n_classes"])
-        self.info_ = json.loads(state["info"])
-        self.timings_ = json.loads(state["timings"])
-
-
 class DPARClassifier(NodeClassifier):
     """DPAR (Zhang, Ma, Xu, Lou, "Towards differentially private graph neural networks via
     personalized PageRank", WWW 2024, Algorithms 1-3) as an estimator.
@@ -307,6 +154,7 @@ class DPARClassifier(NodeClassifier):
     """
 
     config_cls = DPARConfig
+    _fitted_private = ("_noise_record",)
 
     def __init__(self, appr: str = "gm", random_state: int | None = None, **params: Any) -> None:
         super().__init__(random_state=random_state, **params)
@@ -332,7 +180,7 @@ class DPARClassifier(NodeClassifier):
         return self
 
     def fit(self, data: Data, train_nodes: object = None, *, num_classes: int | None = None,
-            progress: Progress | None = no_progress) -> DPARClassifier:
+            progress: Progress | None = no_progress, audit_hook: AuditHook | None = None) -> DPARClassifier:
         """Train on ``train_nodes`` of ``data`` and account the privacy spent.
 
         Args:
@@ -343,6 +191,11 @@ class DPARClassifier(NodeClassifier):
             train_nodes: ``[T]`` labelled node ids (default: every labelled node).
             num_classes: C, the output width (default: the largest label of ``data.y`` + 1).
             progress: called after every training step (``None``: no progress).
+            audit_hook: for a privacy audit only (:mod:`graphpriv.audit`): its ``noise_scale``
+                multiplies the DP-SGD noise std while the ledger still spends the calibrated steps
+                (a deliberate fault), and ``observed`` receives the fit's white-box facts: ``sample``
+                (the q' sample's node ids), ``pi`` (its training rows, CSR), ``group`` (m) and
+                ``noise_std``. None (default) for a real fit: the sample and Pi are never kept.
 
         Returns:
             ``self``, fitted.
@@ -357,17 +210,60 @@ class DPARClassifier(NodeClassifier):
         rng = np.random.default_rng([self.random_state, 97])
         pairs = undirected_pairs(data.edge_index) if data.edge_index.numel() else np.zeros((2, 0), dtype=np.int64)
         fit = train_dpar(self._config, x, y, train, pairs, rng=rng, seed=self.random_state, appr=self.appr,
-                         num_classes=classes, timer=timer, progress=progress or no_progress)
+                         num_classes=classes, timer=timer, progress=progress or no_progress,
+                         noise_scale=noise_scale_of(audit_hook))
+        if audit_hook is not None:
+            audit_hook.observed.update(sample=fit.sample, pi=fit.pi, group=fit.group,
+                                       noise_std=fit.noise.noise_std if fit.noise else 0.0)
         self.epsilons_ = dict(fit.metrics)
+        self._noise_record = None if fit.noise is None else _noise_record(fit)
         self._keep(fit.model, x.shape[1], classes, fit.info, timer)
         return self._fitted(fit.privacy)
 
+    def epsilon_at(self, delta: float, accounting: str | None = None) -> float:
+        """The epsilon of the fitted noise at total ``delta``, split as the fit splits its own
+        (:func:`fit_epsilon`); at ``privacy_report_.delta`` it is the report's epsilon. Works on a
+        loaded estimator too (the file keeps the accounting's inputs: budgets, noise, m, steps).
+
+        Args:
+            delta: in (0, 1), below ``node_rate``. accounting: ``"rigorous"`` or ``"paper"``
+                (default: the fit's; ``epsilons_`` has both at the fit's delta).
+
+        Raises:
+            NotFittedError: before ``fit``. PrivacyError: a non-private fit, a bad delta, or
+                delta / q' >= 1. ConfigError: an unknown accounting mode.
+        """
+        self._check_fitted()
+        record = self.__dict__.get("_noise_record")
+        if self.privacy_report_ is None or record is None:
+            raise PrivacyError(f"this {type(self).__name__} is non-private: it has no epsilon at any delta")
+        mode = self._config.accounting if accounting is None else accounting
+        if mode not in ("rigorous", "paper"):
+            raise ConfigError(f"accounting must be 'rigorous' or 'paper' (got {accounting!r})")
+        return fit_epsilon(self._config, _record_fit(record), check_delta(delta), accounting=mode)
+
     def _get_state(self) -> dict[str, Any]:
-        return {**super()._get_state(), "epsilons": json.dumps(self.epsilons_, default=_plain)}
+        return {**super()._get_state(), "epsilons": self._dumps(self.epsilons_),
+                "noise_record": self._dumps(self._noise_record)}
 
     def _set_state(self, state: dict[str, Any]) -> None:
         super()._set_state(state)
         self.epsilons_ = json.loads(state["epsilons"])
+        self._noise_record = json.loads(state["noise_record"]) if "noise_record" in state else None
+
+
+def _noise_record(fit: DPARFit) -> dict:
+    """What :func:`fit_epsilon` reads of a private fit, as JSON values (no node ids, no Pi)."""
+    return {"budget": dataclasses.asdict(fit.budget), "noise": dataclasses.asdict(fit.noise),
+            "appr_info": fit.appr_info, "steps": fit.steps, "rate": fit.rate, "group": fit.group}
+
+
+def _record_fit(record: dict) -> DPARFit:
+    """A :class:`DPARFit` carrying only what :func:`fit_epsilon` reads (from :func:`_noise_record`)."""
+    return DPARFit(model=None, privacy=None, metrics={}, info={}, sample=np.empty(0, np.int64), pi=None,
+                   budget=acc.DparPhaseBudget(**record["budget"]), noise=acc.DparSgdNoise(**record["noise"]),
+                   appr_info=dict(record["appr_info"]), steps=int(record["steps"]), rate=float(record["rate"]),
+                   group=int(record["group"]))
 
 
 @dataclass
@@ -399,11 +295,11 @@ class DPARFit:
 
 def train_dpar(config: DPARConfig, x: torch.Tensor, y: torch.Tensor, train: np.ndarray, edge_index: np.ndarray, *,
                rng: np.random.Generator, seed: int, appr: str, num_classes: int | None = None,
-               timer: Timer | None = None, progress: Progress = no_progress) -> DPARFit:
+               timer: Timer | None = None, progress: Progress = no_progress, noise_scale: float = 1.0) -> DPARFit:
     """DPAR's private part on a given set of training nodes: the q' node sample, the seeds,
     APPR, DP-APPR rows, Pi (row cap, column clip), DP-SGD with its accounting (Zhang et al., DPAR,
-    WWW 2024, Algorithms 1-3). :meth:`DPARClassifier.fit` runs it on its training nodes; the
-    node-level audit calls it with canary nodes added. Node-level (eps, delta)-DP (add/remove one
+    WWW 2024, Algorithms 1-3). :meth:`DPARClassifier.fit` runs it on its training nodes (the
+    node-level audit through that ``fit``, with canary nodes among them). Node-level (eps, delta)-DP (add/remove one
     node) when ``config.private`` and ``appr`` is a DP-APPR variant; no DP otherwise.
 
     Args:
@@ -414,6 +310,7 @@ def train_dpar(config: DPARConfig, x: torch.Tensor, y: torch.Tensor, train: np.n
             ``em1``, ``gm`` or ``exact`` (exact rows; also the rows of any non-private fit).
             num_classes: C (default: max label + 1). timer: phases ``split``, ``appr``,
             ``training`` are added to it. progress: called after every DP-SGD step.
+            noise_scale: an audit's fault on the DP-SGD noise (:func:`train_rows`; 1.0 otherwise).
 
     Returns:
         The :class:`DPARFit`.
@@ -468,7 +365,7 @@ def train_dpar(config: DPARConfig, x: torch.Tensor, y: torch.Tensor, train: np.n
         model = train_rows(x[sample], y[sample], pi, num_classes=num_classes, config=config, steps=steps, sample_rate=rate,
                            noise_std=None if noise is None else noise.noise_std, seed=seed,
                            on_step=(lambda: ledger.spend(event, phase="dp-sgd")) if ledger else None,
-                           progress=progress)
+                           progress=progress, noise_scale=noise_scale)
     privacy, metrics = None, {}
     if private:
         with quiet_absl():
@@ -505,11 +402,6 @@ def fit_epsilon(config: DPARConfig, fit: DPARFit, delta: float, *, accounting: s
     return acc.outer_epsilon(appr_eps + sgd_eps, inner_delta, node_rate=config.node_rate, accounting=accounting)[0]
 
 
-def steps_and_rate(num_rows: int, epochs: int, batch_size: int) -> tuple[int, float]:
-    """(epochs x ceil(n / B), B / n): the DP-SGD schedule of DPAR and its baselines."""
-    return epochs * math.ceil(num_rows / batch_size), min(1.0, batch_size / num_rows)
-
-
 def _dp_rows(p: np.ndarray, kind: str, config: DPARConfig, budget, rng) -> tuple[sp.csr_matrix, dict]:
     """The seeds' rows of Pi: DP-APPR (EM0/EM1/GM) or the exact top-K APPR values (``exact``)."""
     k = min(config.k, p.shape[1])
@@ -530,65 +422,6 @@ def _dp_rows(p: np.ndarray, kind: str, config: DPARConfig, budget, rng) -> tuple
     std = acc.gm_row_noise(budget.appr_epsilon, budget.appr_delta, c1=config.c1, rows=m,
                            accounting=config.accounting)
     return dp_appr_gaussian(p, k=k, noise_std=std, c1=config.c1, rng=rng), {**base, "gm_noise_std": std}
-
-
-def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_classes: int, config, steps: int,
-               sample_rate: float, noise_std: float | None, seed: int, on_step=None, progress: Progress = no_progress) -> DecoupledModel:
-    """Train f_theta on the rows of Pi: row v predicts y[v] from sum_u Pi[v, u] f_theta(x[u]).
-
-    Private (``noise_std`` given): DP-SGD, Poisson batches of rate ``sample_rate``, each row's
-    gradient clipped to ``config.max_grad_norm``, N(0, noise_std^2) added to the sum, divided by
-    the expected batch size, Adam; ``on_step`` is called after every noisy step (the ledger).
-    Non-private: Adam on shuffled minibatches of ``config.batch_size`` rows, as many steps.
-
-    Args:
-        x: ``[R, F]`` features of the rows' nodes. y: ``[R]`` labels. pi: ``[R, R]`` CSR.
-        num_classes: C, the width of f_theta's output.
-
-    Returns:
-        The trained model (eval mode).
-    """
-    torch.manual_seed(seed)
-    index, weight = (torch.from_numpy(a) for a in padded_rows(pi))
-    model = DecoupledModel(feature_mlp(x.shape[1], config.hidden, num_classes, config.dropout))
-    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-    generator = torch.Generator().manual_seed(seed + 1)
-    n = index.shape[0]
-
-    def collate(rows: torch.Tensor):
-        return (x[index[rows]], weight[rows]), y[rows]
-
-    model.train()
-    if noise_std is not None:
-        noise_std = noise_std * audit_test_noise_factor()  # 1.0 except in the audit's broken-noise test
-        sampler = PoissonSampler(n, sample_rate, generator=generator)
-        for step in range(steps):
-            rows = sampler.sample()
-            if rows.numel():
-                (inputs, w), target = collate(rows)  # ghost clipping: the engine's sum, batched
-                summed, _ = decoupled_clipped_sum(model, inputs, w, target, config.max_grad_norm)
-            else:
-                summed = {name: torch.zeros_like(p) for name, p in model.named_parameters()}
-            for name, param in model.named_parameters():
-                noise = torch.randn(param.shape, generator=generator) * noise_std
-                param.grad = (summed[name] + noise) / sampler.expected_batch_size
-            optimizer.step()
-            if on_step is not None:
-                on_step()
-            progress(step + 1, steps)
-    else:
-        step = 0
-        while step < steps:
-            for rows in torch.randperm(n, generator=generator).split(config.batch_size):
-                optimizer.zero_grad()
-                (inputs, w), target = collate(rows)
-                F.cross_entropy(model(inputs, w), target).backward()
-                optimizer.step()
-                step += 1
-                progress(step, steps)
-                if step >= steps:
-                    break
-    return model.eval()
 
 
 def _report(config: DPARConfig, budget, appr_info: dict, noise, ledger: Ledger, *, rate: float, steps: int,

@@ -17,8 +17,11 @@ its own example), so each DP-SGD step is analysed with the hypergeometric multi-
 (``rigorous``) or the paper's effective-rate bound (``paper``). Validation pairs given to ``fit``
 are held-out evaluation data outside the training graph; selecting the epoch by their AUC follows
 the paper's protocol. Predictions extract each pair's subgraph from ``graph_`` (the training
-graph itself), which the guarantee does not cover: the model is private, the graph it is applied
-to is the data owner's. ``info_`` also keeps exact facts of the training graph (edge and example
+graph itself), or from another graph on the same nodes given to ``predict_proba(..., data=...)``;
+the guarantee does not cover that graph: the model is private, the graph it is applied to is the
+data owner's. A privacy audit (:mod:`graphpriv.audit.dplp`) drives ``fit`` with white-box gradient
+canaries and a noise fault through ``fit(..., audit_hook=...)``; without a hook ``fit`` is the
+user's training, unchanged. ``info_`` also keeps exact facts of the training graph (edge and example
 counts, the empirical max |LSN|), and a saved file holds both ``graph_`` and ``info_``: keep it as
 private as the data.
 """
@@ -57,6 +60,7 @@ from graphpriv.nn.subgraph_gnn import Backbone, SubgraphGNN, bce_loss, predict
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.calibration import calibrate_noise_multiplier
 from graphpriv.privacy.engine import DPSGD
+from graphpriv.privacy.hooks import AuditHook
 from graphpriv.privacy.sampling import WithoutReplacementSampler
 from graphpriv.privacy.sensitivity import (
     group_size,
@@ -336,12 +340,18 @@ class DPLPLinkPredictor(Estimator):
     """
 
     config_cls = DPLPConfig
+
+    @staticmethod
+    def _validation_pairs(val_pos: Any, val_neg: Any, num_nodes: int,
+                          graph: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+        """The checked validation pairs of ``fit`` (subclasses' too): :func:`_validation_pairs`."""
+        return _validation_pairs(val_pos, val_neg, num_nodes, graph)
     _fitted_private = ("_adj", "_fit_config")
 
     # -- fit ----------------------------------------------------------------------------------------
 
     def fit(self, data: Data, val_pos: Any = None, val_neg: Any = None,
-            progress: Progress | None = no_progress) -> DPLPLinkPredictor:
+            progress: Progress | None = no_progress, *, audit_hook: AuditHook | None = None) -> DPLPLinkPredictor:
         """Train on the training graph ``data``; select the epoch on ``val_pos`` / ``val_neg``.
 
         Args:
@@ -351,6 +361,21 @@ class DPLPLinkPredictor(Estimator):
                 integer node ids (LongTensor or numpy), not edges of ``data``; both or neither.
             progress: called ``progress(step, total_steps, loss=..., val_auc=...)`` once per epoch
                 (``None``: no progress).
+            audit_hook: for privacy audits only (:mod:`graphpriv.audit.dplp`; white box: what it
+                carries is not part of a release), ``None`` for a real fit, which is then unchanged
+                bit for bit. An :class:`~graphpriv.privacy.hooks.AuditHook` reaches the DP-SGD
+                engine (:class:`~graphpriv.privacy.engine.DPSGD`): its ``noise_scale`` multiplies
+                the noise std of every step while the ledger and ``privacy_report_`` still claim
+                the calibrated guarantee (a deliberate fault; a non-private fit has no noise to
+                scale), and its ``canaries`` (:class:`~graphpriv.privacy.hooks.GradientCanaries`,
+                private fits only) are attached with ``group_size`` K (``info_["group_size"]``) and
+                ``max_grad_norm`` C and append the extra examples they ask for after the N real
+                training examples: the fixed-size sampler, the noise calibration and the step
+                count (an epoch is a pass over the N + extra examples) cover that population, the
+                extras are left out of the model's gradient and are told each step's sample and
+                noise std. ``check_group_fits``, ``batch_size`` and the ``info_`` counts stay
+                those of the real examples. ``auto`` k / theta take no hook other than the default
+                (the private selection is not audited).
 
         Returns:
             ``self``, fitted.
@@ -360,15 +385,18 @@ class DPLPLinkPredictor(Estimator):
                 validation pairs (shape, ids, empty, a pair that is an edge of ``data``).
                 ConfigError: one of the validation sets without the other; batch larger than the
                 training set; ``auto`` without privacy or with neighbourhood subgraphs; a
-                dependency group larger than the training set.
+                dependency group larger than the training set; an ``audit_hook`` that is not an
+                AuditHook, canaries on a non-private fit, or a non-default hook with ``auto`` k /
+                theta.
             BudgetExceededError: epsilon too small for the number of steps.
             SensitivityError: an empirical dependency above the bound M.
         """
         data = check_data(data, method=type(self).__name__)
         pairs, num_nodes = undirected_pairs(data.edge_index), int(data.num_nodes)
-        val = _validation_pairs(val_pos, val_neg, num_nodes, pairs)
+        val = self._validation_pairs(val_pos, val_neg, num_nodes, pairs)
         progress = progress or no_progress
         config, seed, timer = self._config, self.random_state, Timer()
+        _check_audit_hook(audit_hook, config)
         ledger = Ledger(PrivacyUnit.EDGE, delta=config.delta, accounting=config.accounting)
         spent, info = None, {}
         if config.k == "auto" or config.theta == "auto":
@@ -379,12 +407,13 @@ class DPLPLinkPredictor(Estimator):
         with timer.phase("projection"):
             train = project_degree(pairs, num_nodes, theta=config.theta, rng=rng) if config.project else pairs
         return self._train(config, train, pairs, num_nodes, train_edges=int(pairs.shape[1]), ledger=ledger,
-                           spent=spent, info=info, rng=rng, val=val, timer=timer, progress=progress)
+                           spent=spent, info=info, rng=rng, val=val, timer=timer, progress=progress,
+                           audit_hook=audit_hook)
 
     def _train(self, config: DPLPConfig, pairs: np.ndarray, graph: np.ndarray, num_nodes: int, *,
                train_edges: int, ledger: Ledger, spent: dp_event.DpEvent | None, info: dict,
                rng: np.random.Generator, val: tuple[np.ndarray, np.ndarray] | None, timer: Timer,
-               progress: Progress) -> DPLPLinkPredictor:
+               progress: Progress, audit_hook: AuditHook | None = None) -> DPLPLinkPredictor:
         """Build training examples on ``pairs``, train, keep the selected epoch; set the fitted state.
 
         Args:
@@ -393,6 +422,7 @@ class DPLPLinkPredictor(Estimator):
                 are extracted from. train_edges: recorded in ``info``. ledger / spent: budget
                 already spent (selection, perturbation) that training composes with.
             rng: continues the projection's generator (negatives). val: validation pairs or None.
+            audit_hook: an audit's hook (see :meth:`fit`; checked there), or None.
         """
         seed = self.random_state
         cap_theta = config.theta if config.project else num_nodes  # the negative cap needs the projection
@@ -401,19 +431,25 @@ class DPLPLinkPredictor(Estimator):
         if config.batch_size > num_examples:
             raise ConfigError(f"batch_size={config.batch_size} exceeds the {num_examples} training "
                               "examples; lower the batch size")
-        per_epoch, steps = training_steps(config, num_examples)
-        gens = [torch.Generator().manual_seed(seed * 1000 + i) for i in range(3)]
-        info.update({"train_edges": train_edges, "projected_edges": int(pairs.shape[1]),
-                     "num_train_examples": num_examples, "steps": steps, "epochs": config.epochs})
+        canaries = None if audit_hook is None else audit_hook.canaries
+        extra = 0
         if config.private:
             bound = dependency_bound(config)
             k_group = _group_of(config)
             check_group_fits(config, k_group, num_examples)
-            sampler = WithoutReplacementSampler(num_examples, config.batch_size, generator=gens[1])
+            if canaries is not None:  # an audit's gradient canaries: extra examples after the N real ones
+                extra = _attached_extras(canaries, k_group, config.max_grad_norm)
+        per_epoch, steps = training_steps(config, num_examples + extra)
+        gens = [torch.Generator().manual_seed(seed * 1000 + i) for i in range(3)]
+        info.update({"train_edges": train_edges, "projected_edges": int(pairs.shape[1]),
+                     "num_train_examples": num_examples, "steps": steps, "epochs": config.epochs})
+        if config.private:
+            sampler = WithoutReplacementSampler(num_examples + extra, config.batch_size, generator=gens[1])
             with timer.phase("calibration"):
                 z = calibrate_training_noise(config, sampler, k_group, steps, spent=spent)
             engine_args = {"noise_multiplier": z, "max_grad_norm": config.max_grad_norm, "group_size": k_group,
-                           "ledger": ledger, "generator": gens[2], "accounting": config.accounting}
+                           "ledger": ledger, "generator": gens[2], "accounting": config.accounting,
+                           "audit_hook": audit_hook, "num_real": num_examples}
             info.update(dependency_bound_M=bound, group_size=k_group, noise_multiplier=z,
                         noise_std=z * sampler.sensitivity(config.max_grad_norm, k_group))
         cap = label_cap(config)
@@ -454,43 +490,52 @@ class DPLPLinkPredictor(Estimator):
 
     # -- predict ------------------------------------------------------------------------------------
 
-    def predict_proba(self, pairs: Any) -> torch.Tensor:
-        """Link probabilities of node pairs of the fitted graph.
+    def predict_proba(self, pairs: Any, *, data: Data | None = None) -> torch.Tensor:
+        """Link probabilities of node pairs of the fitted graph (or of the graph ``data``).
 
-        Each pair's subgraph (path or h-hop, as fitted) is extracted from ``graph_`` without the
-        pair's own edge, DRNL-labelled and scored by ``model_``.
+        Each pair's subgraph (path or h-hop, as fitted) is extracted from ``graph_`` (or from
+        ``data``'s graph) without the pair's own edge, DRNL-labelled and scored by ``model_``.
 
         Args:
             pairs: ``[2, P]`` integer node ids in ``[0, num_nodes_)`` (LongTensor or numpy), u != v.
+            data: a graph on the fitted nodes (PyG ``Data``, ``edge_index [2, 2E]``, ``num_nodes``
+                equal to ``num_nodes_``) to extract the subgraphs from instead of ``graph_``, e.g.
+                the training graph without an audit's canary edges (so that no canary's score
+                reads the other canaries' coins). ``None``: ``graph_``.
 
         Returns:
             ``[P]`` float32 tensor of sigmoid scores in [0, 1].
 
         Raises:
             NotFittedError: before ``fit``. DatasetError: a shape other than ``[2, P]``, a
-                non-integer array, an id out of range or a pair (u, u).
+                non-integer array, an id out of range or a pair (u, u); a malformed ``data`` or one
+                whose ``num_nodes`` is not ``num_nodes_``.
         """
         self._check_fitted()
         pairs = check_node_pairs(pairs, self.num_nodes_, name="pairs", distinct=True)
+        adj = self._adjacency() if data is None else self._adjacency_of(data)
         if pairs.shape[1] == 0:
             return torch.empty(0)
         config = self._fit_config
-        subgraphs = extract_subgraphs(self._adjacency(), pairs, np.zeros(pairs.shape[1]),
+        subgraphs = extract_subgraphs(adj, pairs, np.zeros(pairs.shape[1]),
                                       extractor=config.extractor, k=config.k, h=config.h)
         return _scores(self.model_, subgraphs, config, label_cap(config))
 
-    def score(self, pos: Any, neg: Any) -> float:
+    def score(self, pos: Any, neg: Any, *, data: Data | None = None) -> float:
         """ROC-AUC of :meth:`predict_proba` on positive pairs ``pos`` against negative pairs ``neg``.
 
         Args:
             pos, neg: ``[2, P]`` and ``[2, Q]`` node pairs (P, Q >= 1), scored in one call
                 (``pos`` first) as the protocol does.
+            data: the graph the subgraphs are extracted from (see :meth:`predict_proba`; ``None``:
+                ``graph_``).
 
         Returns:
             The AUC in [0, 1].
 
         Raises:
-            NotFittedError: before ``fit``. DatasetError: malformed or empty pairs, a pair (u, u).
+            NotFittedError: before ``fit``. DatasetError: malformed or empty pairs, a pair (u, u);
+                a malformed ``data`` or one on another number of nodes.
         """
         self._check_fitted()
         pos = check_node_pairs(pos, self.num_nodes_, name="pos", distinct=True)
@@ -498,7 +543,7 @@ class DPLPLinkPredictor(Estimator):
         if not pos.shape[1] or not neg.shape[1]:
             raise DatasetError(f"score needs at least one positive and one negative pair (got {pos.shape[1]} and "
                                f"{neg.shape[1]})")
-        scores = self.predict_proba(np.concatenate([pos, neg], axis=1))
+        scores = self.predict_proba(np.concatenate([pos, neg], axis=1), data=data)
         labels = np.concatenate([np.ones(pos.shape[1]), np.zeros(neg.shape[1])])
         return float(roc_auc_score(labels, scores.numpy()))
 
@@ -506,6 +551,14 @@ class DPLPLinkPredictor(Estimator):
         if self.__dict__.get("_adj") is None:
             self._adj = to_csr(self.graph_.numpy(), self.num_nodes_)
         return self._adj
+
+    def _adjacency_of(self, data: Data):
+        """CSR adjacency of a graph given to :meth:`predict_proba` (checked; same N as fitted)."""
+        data = check_data(data, method=f"{type(self).__name__}.predict_proba")
+        if int(data.num_nodes) != self.num_nodes_:
+            raise DatasetError(f"data has {int(data.num_nodes)} nodes but this {type(self).__name__} was fitted on a "
+                               f"graph of {self.num_nodes_}; predictions need a graph on the same nodes")
+        return to_csr(undirected_pairs(data.edge_index), self.num_nodes_)
 
     # -- files --------------------------------------------------------------------------------------
 
@@ -542,6 +595,34 @@ class SEALLinkPredictor(DPLPLinkPredictor):
     """
 
     config_cls = SEALConfig
+
+
+def _check_audit_hook(audit_hook: AuditHook | None, config: DPLPConfig) -> None:
+    """Refuse an audit hook ``fit`` cannot honour (see :meth:`DPLPLinkPredictor.fit`).
+
+    Raises:
+        ConfigError: not an AuditHook; canaries on a non-private fit (no DP-SGD population to join);
+            canaries or a noise fault with ``auto`` k / theta (the private selection is not audited).
+    """
+    if audit_hook is None:
+        return
+    if not isinstance(audit_hook, AuditHook):
+        raise ConfigError(f"audit_hook must be a graphpriv.privacy.hooks.AuditHook or None (got "
+                          f"{type(audit_hook).__name__})")
+    if audit_hook.canaries is not None and not config.private:
+        raise ConfigError("gradient canaries ride along DP-SGD: a non-private fit (private=False) cannot carry them")
+    if (config.k == "auto" or config.theta == "auto") and (audit_hook.canaries is not None
+                                                            or audit_hook.noise_scale != 1):
+        raise ConfigError("an audit needs fixed k and theta: the private k / theta selection (auto) takes no "
+                          "canaries or noise fault")
+
+
+def _attached_extras(canaries: Any, k_group: int, max_grad_norm: float) -> int:
+    """``canaries.attach(group_size=K, max_grad_norm=C)``: the extra examples, checked (an int >= 0)."""
+    extra = canaries.attach(group_size=k_group, max_grad_norm=max_grad_norm)
+    if isinstance(extra, bool) or not isinstance(extra, (int, np.integer)) or extra < 0:
+        raise ConfigError(f"gradient canaries must ask for a whole number >= 0 of extra examples (got {extra!r})")
+    return int(extra)
 
 
 def _validation_pairs(val_pos: Any, val_neg: Any, num_nodes: int,

@@ -26,8 +26,9 @@ from typing import Any, ClassVar
 import torch
 
 from graphpriv.data.validation import check_seed
-from graphpriv.errors import ConfigError, ModelFileError, NotFittedError, describe_validation_error
+from graphpriv.errors import ConfigError, ModelFileError, NotFittedError, PrivacyError, describe_validation_error
 from graphpriv.methods.base import MethodConfig
+from graphpriv.privacy.accountant import check_delta
 from graphpriv.privacy.report import PrivacyReport
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "Estimator"]
@@ -175,6 +176,34 @@ class Estimator:
         if p is None:
             return "non-private: no differential-privacy guarantee"
         return f"({p.epsilon:.4f}, {p.delta:g})-DP, {p.unit}-level, {p.accounting} accounting"
+
+    def epsilon_at(self, delta: float) -> float:
+        """The epsilon of the fitted noise at another ``delta``: the same phases, neighbouring
+        relation and accounting as ``privacy_report_``, composed again by the fit's ledger
+        (``ledger_``). At ``privacy_report_.delta`` it is ``privacy_report_.epsilon``; a privacy
+        audit asks for it at the small delta its one-run bound needs.
+
+        Args:
+            delta: in (0, 1).
+
+        Returns:
+            epsilon (float, >= 0).
+
+        Raises:
+            NotFittedError: before ``fit``. PrivacyError: a non-private estimator (no guarantee), a
+                bad ``delta``, or an estimator read by :meth:`load` (a file keeps the privacy
+                report, not the ledger: fit again to ask for another delta).
+        """
+        self._check_fitted()
+        report = self.privacy_report_
+        if report is None:
+            raise PrivacyError(f"this {type(self).__name__} is non-private: it has no epsilon at any delta")
+        ledger = self.__dict__.get("ledger_")
+        if ledger is None:
+            raise PrivacyError(f"this {type(self).__name__} was read from a file, which keeps its privacy report "
+                               f"(epsilon {report.epsilon:.4g} at delta {report.delta:g}) but not the ledger; fit it "
+                               "again to ask for the epsilon at another delta")
+        return float(ledger.epsilon(check_delta(delta)))
 
     def _get_state(self) -> dict[str, Any]:
         """The fitted state to save: tensors, numbers, strings, lists and dicts of them."""

@@ -24,7 +24,7 @@ from graphpriv.data.graph import undirected_pairs
 from graphpriv.data.validation import check_data
 from graphpriv.linkpred.subgraphs import Extractor
 from graphpriv.methods.base import Progress, Timer, no_progress
-from graphpriv.methods.dplp_subgraph import DPLPConfig, DPLPLinkPredictor, _validation_pairs
+from graphpriv.methods.dplp_subgraph import DPLPConfig, DPLPLinkPredictor
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.lapgraph import lapgraph
 from graphpriv.privacy.units import PrivacyUnit
@@ -127,7 +127,7 @@ class LapGraphLinkPredictor(DPLPLinkPredictor):
         """
         data = check_data(data, method=type(self).__name__)
         pairs, num_nodes = undirected_pairs(data.edge_index), int(data.num_nodes)
-        val = _validation_pairs(val_pos, val_neg, num_nodes, pairs)
+        val = self._validation_pairs(val_pos, val_neg, num_nodes, pairs)
         progress = progress or no_progress
         config, timer = self._config, Timer()
         ledger = Ledger(PrivacyUnit.EDGE, delta=config.delta, accounting=config.accounting, accountant="pld")

@@ -22,9 +22,10 @@ from pydantic import Field
 from torch_geometric.data import Data
 
 from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress
-from graphpriv.methods.dpar import NodeClassifier, steps_and_rate, train_rows
+from graphpriv.methods.node_classifier import NodeClassifier, steps_and_rate, train_rows
 from graphpriv.privacy.accountant import Ledger, check_delta
 from graphpriv.privacy.calibration import calibrate_noise_multiplier, quiet_absl
+from graphpriv.privacy.hooks import AuditHook, noise_scale_of
 from graphpriv.privacy.sampling import PoissonSampler
 from graphpriv.privacy.units import PrivacyUnit
 
@@ -90,7 +91,7 @@ class MLPClassifier(NodeClassifier):
         **params: :class:`MLPConfig` fields (``epsilon``, ``delta``, ``private``, ``epochs``, ...).
 
     Attributes:
-        See :class:`~graphpriv.methods.dpar.NodeClassifier`; ``info_`` holds ``train_nodes``,
+        See :class:`~graphpriv.methods.node_classifier.NodeClassifier`; ``info_`` holds ``train_nodes``,
         ``steps`` and (private) ``noise_multiplier``.
 
     Raises:
@@ -100,7 +101,7 @@ class MLPClassifier(NodeClassifier):
     config_cls = MLPConfig
 
     def fit(self, data: Data, train_nodes: object = None, *, num_classes: int | None = None,
-            progress: Progress | None = no_progress) -> MLPClassifier:
+            progress: Progress | None = no_progress, audit_hook: AuditHook | None = None) -> MLPClassifier:
         """Train on the features and labels of ``train_nodes`` of ``data``.
 
         Args:
@@ -109,9 +110,12 @@ class MLPClassifier(NodeClassifier):
             train_nodes: ``[T]`` labelled node ids (default: every labelled node).
             num_classes: C, the output width (default: the largest label of ``data.y`` + 1).
             progress: called after every training step (``None``: no progress).
+            audit_hook: for a privacy audit only (:mod:`graphpriv.audit`): its ``noise_scale``
+                multiplies the DP-SGD noise std while the ledger still spends the calibrated
+                steps (a deliberate fault). None (default) for a real fit.
 
         Returns:
-            ``self``, fitted.
+            ``self``, fitted (``ledger_``: the fit's ledger, None when not private).
 
         Raises:
             DatasetError: missing or unusable features or labels, bad training nodes.
@@ -135,7 +139,7 @@ class MLPClassifier(NodeClassifier):
                                config=config, steps=steps, sample_rate=rate, noise_std=noise_std,
                                seed=self.random_state,
                                on_step=(lambda: ledger.spend(event, phase="dp-sgd", noise_multiplier=z)) if private
-                               else None, progress=progress)
+                               else None, progress=progress, noise_scale=noise_scale_of(audit_hook))
         privacy = None
         if private:
             with quiet_absl():
@@ -143,4 +147,5 @@ class MLPClassifier(NodeClassifier):
                     "node-level add/remove: a node's features and label reach only its own training row; the "
                     "model uses no edges")])
         self._keep(model, x.shape[1], classes, info, timer)
+        self.ledger_ = ledger
         return self._fitted(privacy)

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from graphpriv.methods.publishing import GraphPublisher, PublishConfig
+from graphpriv.methods.publisher import GraphPublisher, PublishConfig
 from graphpriv.publishing.ppgsl import PPGSLSettings, ppgsl
 
 __all__ = ["PPGSL", "PPGSLConfig"]
@@ -81,7 +81,7 @@ class PPGSL(GraphPublisher):
     config_cls = PPGSLConfig
     needs_sensitive_links = True
 
-    def _release(self, graph, sensitive, progress):
+    def _release(self, graph, sensitive, progress, noise_scale=1.0):
         out = ppgsl(graph.pairs, graph.num_nodes, sensitive, graph.x, settings=self._config.settings(),
                     seed=self.random_state, progress=progress)
         self.weights_ = out.weights

@@ -23,6 +23,11 @@ privacy report's notes state that it is treated as public).
 
 Graphs are undirected: graphpriv's loaders symmetrise directed edge lists (p2p_gnutella08), so the
 walks follow undirected edges and d_in = d_out = degree.
+
+Privacy audits (:mod:`graphpriv.audit.privdpr`) run this ``fit`` itself, through
+``fit(..., audit_hook=AuditHook(...))`` (:class:`graphpriv.privacy.hooks.AuditHook`): white-box
+gradient canaries in extra rows of V and a deliberate noise fault; without a hook ``fit`` is the
+release a user gets.
 """
 
 from __future__ import annotations
@@ -42,10 +47,11 @@ from graphpriv.data.validation import check_data, check_seed
 from graphpriv.errors import ConfigError
 from graphpriv.methods.base import MethodConfig, Progress, no_progress
 from graphpriv.methods.estimator import Estimator
+from graphpriv.privacy.hooks import AuditHook, noise_scale_of
 from graphpriv.synthesis.generation import assemble_graph, score_counts
 from graphpriv.synthesis.privdpr import train_embeddings
 
-__all__ = ["PrivDPR", "PrivDPRConfig", "generate_pairs", "training_kwargs"]
+__all__ = ["PrivDPR", "PrivDPRConfig", "generate_pairs"]
 
 
 class PrivDPRConfig(MethodConfig):
@@ -86,10 +92,9 @@ class PrivDPRConfig(MethodConfig):
         return self
 
 
-def training_kwargs(config: PrivDPRConfig, *, private: bool, seed: int) -> dict:
+def _training_kwargs(config: PrivDPRConfig, *, private: bool, seed: int) -> dict:
     """The keyword arguments of :func:`graphpriv.synthesis.privdpr.train_embeddings` for ``config``
-    (epsilon None when ``private`` is False: ``dpr``); shared by :meth:`PrivDPR.fit` and the
-    privacy audit (:mod:`graphpriv.privacy.audit_privdpr`)."""
+    (epsilon None when ``private`` is False: ``dpr``)."""
     return {"epsilon": config.epsilon if private else None, "delta": config.delta, "accounting": config.accounting,
             "s_grad": config.s_grad, "epochs": config.epochs, "batch_nodes": config.batch_nodes,
             "num_walks": config.num_walks, "walk_length": config.walk_length, "r": config.r, "d": config.d,
@@ -168,6 +173,9 @@ class PrivDPR(Estimator):
             std, the edge-count source, losses, the mean true gradient norm and its bound, ...).
         privacy_report_: the node-level :class:`~graphpriv.privacy.report.PrivacyReport` (phase
             ``training``), None for DPR.
+        ledger_: the fit's :class:`~graphpriv.privacy.accountant.Ledger` (what
+            :meth:`~graphpriv.methods.estimator.Estimator.epsilon_at` composes at another delta);
+            None for DPR and for an estimator read by :meth:`load` (a file keeps the report only).
         released_: the last graph :meth:`generate` returned, a
             :class:`~graphpriv.data.release.PublishedGraph` (not set before the first ``generate``).
         generation_info_: ``seed``, ``target_edges``, ``model_edges`` and ``synthetic_edges`` of
@@ -180,7 +188,7 @@ class PrivDPR(Estimator):
 
     config_cls: ClassVar[type[MethodConfig]] = PrivDPRConfig
 
-    def fit(self, data: Data, progress: Progress = no_progress) -> PrivDPR:
+    def fit(self, data: Data, progress: Progress = no_progress, *, audit_hook: AuditHook | None = None) -> PrivDPR:
         """Train V on the graph of ``data``; returns ``self``.
 
         Args:
@@ -188,17 +196,29 @@ class PrivDPR(Estimator):
                 and duplicates are dropped), ``num_nodes`` N (at least ``batch_nodes``); features
                 and labels are checked when present but not read (the model sees structure only).
             progress: called ``progress(epoch, epochs, loss=...)`` after every epoch.
+            audit_hook: for privacy audits only (:mod:`graphpriv.audit.privdpr`; white box: what it
+                reads is not part of the release). ``noise_scale`` multiplies the noise std of
+                V's gradient while the ledger still claims the calibrated guarantee (a deliberate
+                fault); ``canaries``, a :class:`graphpriv.synthesis.privdpr.GradientCanary`,
+                gets extra rows of V after the N node rows (no walk visits them, so their true
+                gradient is 0): each step it adds its own contribution to their part of the
+                summed gradient, then observes that part with the step's noise, and it goes
+                through V's Adam step; ``embeddings_`` keeps the N node rows only. None (default)
+                or ``AuditHook()`` is the fit a user gets.
 
         Returns:
-            ``self``, fitted (``embeddings_``, ``info_``, ``privacy_report_``).
+            ``self``, fitted (``embeddings_``, ``info_``, ``privacy_report_``, ``ledger_``).
 
         Raises:
             DatasetError: not a valid graph (no edges, ids out of range, non-finite features, ...;
                 see :func:`~graphpriv.data.validation.check_data`).
-            ConfigError: fewer nodes than ``batch_nodes`` (T = 0), a depth over 64 layers, or
-                ``edge_count='public'`` with ``num_edges`` above the N(N-1)/2 node pairs.
+            ConfigError: fewer nodes than ``batch_nodes`` (T = 0), a depth over 64 layers,
+                ``edge_count='public'`` with ``num_edges`` above the N(N-1)/2 node pairs, or an
+                ``audit_hook`` that is not an :class:`AuditHook` or whose canaries are not a
+                ``GradientCanary``.
         """
         config = self._config
+        _check_audit_hook(audit_hook)
         data = check_data(data, method=type(self).__name__)
         n = int(data.num_nodes)
         pairs = undirected_pairs(data.edge_index)
@@ -206,8 +226,9 @@ class PrivDPR(Estimator):
             raise ConfigError(f"num_edges={config.num_edges} is above the {_max_pairs(n)} node pairs of a graph "
                               f"with {n} nodes; lower num_edges")
         private = bool(config.private)
-        trained = train_embeddings(to_csr(pairs, n), **training_kwargs(config, private=private, seed=self.random_state),
-                                   progress=progress)
+        trained = train_embeddings(to_csr(pairs, n), **_training_kwargs(config, private=private, seed=self.random_state),
+                                   progress=progress, canary=None if audit_hook is None else audit_hook.canaries,
+                                   noise_scale=noise_scale_of(audit_hook))
         notes: list[str] = []
         input_edges = None
         if config.edge_count == "input":
@@ -230,6 +251,7 @@ class PrivDPR(Estimator):
             info["notes"] = notes
         self.embeddings_ = trained.V.detach()
         self.num_nodes_, self.input_edges_, self.info_ = n, input_edges, info
+        self.ledger_ = trained.ledger
         self.__dict__.pop("released_", None)
         self.__dict__.pop("generation_info_", None)
         return self._fitted(report)
@@ -289,9 +311,29 @@ class PrivDPR(Estimator):
         self.num_nodes_ = int(state["num_nodes"])
         self.input_edges_ = None if state["input_edges"] is None else int(state["input_edges"])
         self.info_ = json.loads(state["info"])
+        self.ledger_ = None  # a file keeps the privacy report, not the ledger
         if "released" in state:
             self.released_ = PublishedGraph(state["released"].numpy(), self.num_nodes_)
             self.generation_info_ = json.loads(state["generation"])
+
+
+def _check_audit_hook(audit_hook: AuditHook | None) -> None:
+    """Raise :class:`ConfigError` unless ``audit_hook`` is None or an :class:`AuditHook` whose
+    canaries are None or a :class:`graphpriv.synthesis.privdpr.GradientCanary` (``rows``, ``add``,
+    ``observe``)."""
+    if audit_hook is None:
+        return
+    if not isinstance(audit_hook, AuditHook):
+        raise ConfigError(f"audit_hook must be a graphpriv.privacy.hooks.AuditHook or None (got "
+                          f"{type(audit_hook).__name__})")
+    canaries = audit_hook.canaries
+    if canaries is None:
+        return
+    rows = getattr(canaries, "rows", None)
+    if (isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 0
+            or not callable(getattr(canaries, "add", None)) or not callable(getattr(canaries, "observe", None))):
+        raise ConfigError("PrivDPR's audit canaries must be a graphpriv.synthesis.privdpr.GradientCanary (an "
+                          f"integer 'rows' >= 0, 'add' and 'observe'; got {type(canaries).__name__})")
 
 
 def _max_pairs(num_nodes: int) -> int:

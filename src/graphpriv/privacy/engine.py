@@ -21,7 +21,7 @@ from torch import Tensor, nn
 from torch.func import functional_call, grad, vmap
 
 from graphpriv.privacy.accountant import Ledger
-from graphpriv.privacy.mechanisms import audit_test_noise_factor
+from graphpriv.privacy.hooks import AuditHook, GradientCanaries, noise_scale_of
 from graphpriv.privacy.units import Accounting
 
 LossFn = Callable[[Tensor, Tensor], Tensor]
@@ -158,13 +158,26 @@ class DPSGD:
         ledger: where every step is spent. generator: noise randomness (separate from sampling).
         sizes, buckets: optional per-example costs and bucket count for
             :func:`clipped_gradient_sum` (same result, less padding).
+        audit_hook: a privacy audit's :class:`~graphpriv.privacy.hooks.AuditHook` (None for a
+            real fit): its ``noise_scale`` multiplies the noise std (the ledger is unchanged), and
+            its ``canaries`` (:class:`~graphpriv.privacy.hooks.GradientCanaries`, already
+            attached) are the population's examples from ``num_real`` on: sampled with the real
+            ones, left out of the model's gradient, told each step's sample and noise std.
+        num_real: N, the real examples (needed with canaries; the sampler covers N plus the extras).
+
+    Attributes:
+        noise_std: the calibrated std z * sensitivity (without the hook's ``noise_scale``).
+
+    Raises:
+        ValueError: noise_multiplier or max_grad_norm not > 0; canaries without ``num_real``.
     """
 
     def __init__(self, model: nn.Module, optimizer: torch.optim.Optimizer, sampler, *,
                  collate: Callable[[Tensor], tuple[tuple[Tensor, ...], Tensor]], loss_fn: LossFn,
                  noise_multiplier: float, max_grad_norm: float, group_size: int, ledger: Ledger,
                  generator: torch.Generator, accounting: Accounting = Accounting.RIGOROUS,
-                 phase: str = "training", sizes: Tensor | None = None, buckets: int = 1) -> None:
+                 phase: str = "training", sizes: Tensor | None = None, buckets: int = 1,
+                 audit_hook: AuditHook | None = None, num_real: int | None = None) -> None:
         if not noise_multiplier > 0:
             raise ValueError(f"'noise_multiplier' must be > 0 (got {noise_multiplier})")
         if not max_grad_norm > 0:
@@ -177,19 +190,30 @@ class DPSGD:
         self.sizes, self.buckets = sizes, buckets
         self.noise_std = noise_multiplier * sampler.sensitivity(max_grad_norm, group_size)
         self._event = sampler.step_event(noise_multiplier, group_size=group_size, accounting=accounting)
+        self.noise_scale = noise_scale_of(audit_hook)
+        self.canaries: GradientCanaries | None = None if audit_hook is None else audit_hook.canaries
+        if self.canaries is not None and num_real is None:
+            raise ValueError("gradient canaries need num_real, the number of real examples before them")
+        self.num_real = num_real
 
     def step(self) -> float:
         """One private step; returns the batch's mean loss (a diagnostic for the data holder only:
         it is computed on private data and is not part of the release)."""
         indices = self.sampler.sample()
+        extra = None
+        if self.canaries is not None:
+            extra = indices[indices >= self.num_real] - self.num_real
+            indices = indices[indices < self.num_real]
         summed, loss = self._clipped_sum(indices)
-        std = self.noise_std * audit_test_noise_factor()  # 1 except inside testing.broken_noise
+        std = self.noise_std * self.noise_scale  # noise_scale: 1 except in an audit's fault test
         for name, p in self.model.named_parameters():
             if not p.requires_grad:
                 continue
             noise = torch.randn(p.shape, generator=self.generator, dtype=p.dtype) * std
             p.grad = (summed[name] + noise) / self.sampler.expected_batch_size
         self.optimizer.step()
+        if extra is not None:
+            self.canaries.step(extra, std)
         self.ledger.spend(self._event, phase=self.phase, noise_multiplier=self.noise_multiplier)
         return loss
 

@@ -143,19 +143,9 @@ def non_edge_offsets(edge_offsets: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     return ranks + np.searchsorted(shifted, ranks, side="right")
 
 
-#: Test-only switch for the privacy audit (issue 10): EdgeRand, LapGraph, the DP-SGD engines (DPLP's
-#: ``DPSGD``, DPAR's and dp-mlp's ``train_rows``) and PrivDPR multiply their noise by this factor. Never set it outside :func:`graphpriv.testing.broken.broken_noise`.
-_AUDIT_TEST_NOISE_FACTOR = 1.0
-
-
-def audit_test_noise_factor() -> float:
-    """The test-only noise factor (1.0 unless a test broke the mechanisms on purpose)."""
-    return _AUDIT_TEST_NOISE_FACTOR
-
-
 def randomized_response_edges(
     edge_index: np.ndarray, num_nodes: int, *, epsilon: float, rng: np.random.Generator,
-    block_entries: int = 1 << 24,
+    block_entries: int = 1 << 24, noise_scale: float = 1.0,
 ) -> tuple[np.ndarray, dp_event.DpEvent]:
     """EdgeRand: flip every upper-triangular adjacency bit with probability 1 / (1 + e^epsilon).
 
@@ -175,6 +165,9 @@ def randomized_response_edges(
     Args:
         edge_index: Undirected edges, shape ``[2, E]`` (any order; duplicates are merged), int.
         num_nodes: N. epsilon: > 0. rng: numpy Generator. block_entries: pair codes per block.
+        noise_scale: the flip probability times this factor (1.0; other values only from a
+            privacy audit's fault test, :class:`graphpriv.privacy.hooks.AuditHook`: the event
+            still claims epsilon).
 
     Returns:
         ``(noisy edges [2, E'] with u < v, event)``.
@@ -189,7 +182,7 @@ def randomized_response_edges(
     edge_index = np.asarray(edge_index, dtype=np.int64).reshape(2, -1)
     if edge_index.size and (edge_index.min() < 0 or edge_index.max() >= num_nodes):
         raise ValueError(f"edge ids must lie in [0, {num_nodes}) (got max {edge_index.max()})")
-    flip = audit_test_noise_factor() / (1.0 + math.exp(epsilon))
+    flip = noise_scale / (1.0 + math.exp(epsilon))
     edge_index = edge_index[:, edge_index[0] != edge_index[1]]
     codes = np.unique(pair_codes(edge_index, num_nodes))
     out = [codes[rng.random(codes.size) >= flip]]

@@ -33,7 +33,6 @@ from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation
 
 from graphpriv.errors import ConfigError
-from graphpriv.privacy import mechanisms
 from graphpriv.privacy.accountant import GraphRdpAccountant, Ledger
 from graphpriv.privacy.calibration import calibrate_noise_multiplier
 from graphpriv.privacy.events import ApproxDpEvent
@@ -61,7 +60,8 @@ def paper_noise_multiplier(epsilon: float, delta: float, iterations: int) -> flo
 
 
 class GradientCanary(Protocol):
-    """Audit-only hook of :func:`train_embeddings` (:mod:`graphpriv.privacy.audit_privdpr`).
+    """Audit-only hook of :func:`train_embeddings` (:mod:`graphpriv.audit.privdpr`, which passes it
+    through ``PrivDPR.fit(..., audit_hook=AuditHook(canaries=...))``).
 
     ``rows`` extra rows are appended to V after the N node rows. No walk visits them, so their true
     gradient is 0 and they never enter f; they go through V's noise addition and Adam step like
@@ -96,7 +96,8 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
                      accounting: str = "rigorous", s_grad: float = 5.0, epochs: int = 5, batch_nodes: int = 16,
                      num_walks: int = 2, walk_length: int = 16, r: int = 128, d: int = 64, s: float = 8.0,
                      lr: float = 1e-3, gamma: float = 0.85, adam_eps: float = 1e-8, seed: int = 0,
-                     progress=None, canary: GradientCanary | None = None) -> PrivDPRTraining:
+                     progress=None, canary: GradientCanary | None = None,
+                     noise_scale: float = 1.0) -> PrivDPRTraining:
     """Algorithm 2, lines 1-12: train V (and the unreleased W) on ``adj``.
 
     Args:
@@ -109,9 +110,9 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
         r, d, s, lr, gamma: model and optimiser (Adam for V and for W). adam_eps: Adam's epsilon
             (PyTorch's 1e-8; V's gradients are about 1e-14, so this decides whether V moves at all).
         canary: the privacy audit's hook (:class:`GradientCanary`); None (default) trains as usual.
-
-    The noise std is 2 S_grad / T * z times :func:`graphpriv.privacy.mechanisms.audit_test_noise_factor`
-    (1 except inside the audit tests' ``broken_noise``, which breaks the noise but not the ledger).
+        noise_scale: the noise std 2 S_grad / T * z times this factor (1.0; other values only from a
+            privacy audit's fault test, :class:`graphpriv.privacy.hooks.AuditHook`, which breaks
+            the noise but not the ledger).
 
     Returns:
         :class:`PrivDPRTraining` (V ``[N, r]`` float32).
@@ -134,7 +135,7 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
     if epsilon is not None:
         ledger, z, info = _account(epsilon, delta, accounting, iterations)
     sensitivity = 2.0 * s_grad / iterations  # replace-one: both sums have norm <= S_grad / T
-    std = None if z is None else sensitivity * z * mechanisms.audit_test_noise_factor()
+    std = None if z is None else sensitivity * z * noise_scale
 
     gen = torch.Generator().manual_seed(seed)
     model = DeepPageRank(n + (canary.rows if canary is not None else 0), r=r, d=d, depth=depth, s=s, generator=gen)

@@ -1,24 +1,31 @@
-"""The canary audit of the DP-SGD link predictors (issue 10): distance-2 canaries, the three verdicts."""
+"""The canary audit of DPLP's DP-SGD link predictor through its own fit: distance-2 canaries, the
+likelihood ratio, the three verdicts (correct, noise 100x too small, no noise), bad input."""
 
 import math
 
 import numpy as np
 import pytest
+import torch
 
+from graphpriv.audit.dplp import DiracCanaries, audit_dplp, canary_llr, distance_two_non_edges
 from graphpriv.data.graph import pair_codes, to_csr, undirected_pairs
 from graphpriv.errors import ConfigError
-from graphpriv.privacy.audit_dplp import audit_dplp, distance_two_non_edges
-from graphpriv.testing.broken import broken_noise
+from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor, SEALLinkPredictor
 from graphpriv.testing.graphs import random_graph
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
-FAST = {"epochs": 1, "gradient_canaries": 500, "edge_canaries": 60, "batch_size": 64}
+FAST = {"canaries": 500, "edge_canaries": 60}
 
 
 @pytest.fixture(scope="module")
 def graph():
     return random_graph(150, 0.08, seed=5)
+
+
+@pytest.fixture(scope="module")
+def estimator():
+    return DPLPLinkPredictor(epsilon=1.0, epochs=1, batch_size=64)
 
 
 def test_distance_two_canaries_are_friends_of_friends_and_not_forbidden(graph):
@@ -36,31 +43,45 @@ def test_distance_two_canaries_are_friends_of_friends_and_not_forbidden(graph):
         distance_two_non_edges(pairs[:, :3], n, 500, forbidden=pairs, rng=rng)
 
 
-def test_correct_run_passes_broken_noise_is_caught_non_private_is_large(graph):
-    correct = audit_dplp("dplp-ps", graph, epsilon=1.0, seed=1, **FAST)
+def test_dirac_canaries_add_signed_counts_and_the_step_noise():
+    slots = DiracCanaries(np.array([True, False, True]), generator=torch.Generator().manual_seed(0))
+    assert slots.attach(group_size=2, max_grad_norm=0.5) == 6
+    slots.step(torch.tensor([0, 1, 3, 4]), 0.0)  # slot 0 twice, slot 1 once, slot 2 once
+    np.testing.assert_array_equal(slots.released_array(), [[1.0, -0.5, 0.5]])
+    slots.step(torch.tensor([], dtype=torch.int64), 2.0)
+    assert slots.noise_std == 2.0 and slots.released_array().shape == (2, 3)
+    assert np.abs(slots.released_array()[1]).min() > 0
+
+
+def test_correct_run_passes_small_noise_is_caught_no_noise_is_large(graph, estimator):
+    correct = audit_dplp(estimator, graph, seed=1, **FAST)
     assert [r.attack.split(" ")[0] for r in correct] == ["gradient", "canary"]
     assert all(r.passed and r.claimed_epsilon == pytest.approx(1.0, rel=0.02) for r in correct)
     assert correct[0].canaries == 500 and correct[1].canaries == 60
-    with broken_noise(0.01):
-        broken = audit_dplp("dplp-ps", graph, epsilon=1.0, seed=1, **FAST)
+    assert all(r.method == "DPLPLinkPredictor" and r.unit == "edge" and r.confidence == 0.975 for r in correct)
+    broken = audit_dplp(estimator, graph, seed=1, noise_scale=0.01, **FAST)
+    assert broken[0].claimed_epsilon == pytest.approx(1.0, rel=0.02) and "NOISE SCALED" in broken[0].accounting
     assert not broken[0].passed and broken[0].epsilon_lower_bound > 2 * broken[0].claimed_epsilon
-    open_run = audit_dplp("dplp-ps", graph, epsilon=1.0, seed=1, private=False, **FAST)
+    open_run = audit_dplp(estimator, graph, seed=1, noise_scale=0, name="dplp-ps", **FAST)
     assert open_run[0].claimed_epsilon == math.inf and open_run[0].epsilon_lower_bound > 2.5
+    assert open_run[0].method == "dplp-ps"
 
 
-def test_bad_input(graph):
-    with pytest.raises(ConfigError, match="covers"):
-        audit_dplp("seal", graph)
+def test_bad_input(graph, estimator):
+    with pytest.raises(ConfigError, match="private"):
+        audit_dplp(DPLPLinkPredictor(private=False), graph)
     with pytest.raises(ConfigError, match="fixed k and theta"):
-        audit_dplp("dplp-ps", graph, theta="auto")
+        audit_dplp(DPLPLinkPredictor(theta="auto"), graph)
     with pytest.raises(ConfigError, match="at least 2"):
-        audit_dplp("dplp-ps", graph, gradient_canaries=1)
+        audit_dplp(estimator, graph, canaries=1)
+    with pytest.raises(ConfigError, match="edge_canaries"):
+        audit_dplp(estimator, graph, edge_canaries=1)
+    with pytest.raises(ConfigError, match="covers DPLPLinkPredictor"):
+        audit_dplp(SEALLinkPredictor(), graph)
 
 
 def test_canary_llr_equals_the_brute_force_mixture_ratio():
     from scipy.stats import hypergeom, norm
-
-    from graphpriv.privacy.audit_dplp import canary_llr
 
     y = np.random.default_rng(0).normal(size=(5, 3))
     got = canary_llr(y, std=0.7, max_grad_norm=1.0, population=50, group=3, batch=10)

@@ -1,0 +1,62 @@
+"""The edge-release audit through the publishers' own fit: correct releases pass (and nearly tightly
+for EdgeRand), a deliberate noise fault is caught, a non-private release shows a large bound."""
+
+import math
+
+import pytest
+
+from graphpriv.audit import audit
+from graphpriv.audit.edge import audit_edge_release
+from graphpriv.errors import ConfigError
+from graphpriv.methods.publishing import DICE, EdgeRand, LapGraph, RandomPerturb
+from graphpriv.privacy.hooks import AuditHook
+from graphpriv.testing.graphs import random_graph
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return random_graph(400, 0.02, seed=3)
+
+
+def test_correct_edgerand_stays_within_its_claim_and_is_nearly_tight(graph):
+    for epsilon in (1.0, 3.0):
+        (report,) = audit_edge_release(EdgeRand(epsilon=epsilon), graph, canaries=4000, seed=1)
+        assert report.passed and report.claimed_epsilon == epsilon and report.epsilon_lower_bound <= epsilon
+        assert report.epsilon_lower_bound > 0.8 * epsilon  # the presence attack is optimal for RR
+        assert report.method == "EdgeRand" and report.unit == "edge"
+
+
+def test_noise_fault_is_caught_and_a_non_private_release_shows_a_large_bound(graph):
+    (broken,) = audit(EdgeRand(epsilon=1.0), graph, canaries=4000, seed=2, noise_scale=0.01)
+    (broken_lap,) = audit(LapGraph(epsilon=1.0), graph, canaries=2000, seed=2, noise_scale=0.01)
+    assert not broken.passed and broken.epsilon_lower_bound > 4 * broken.claimed_epsilon
+    assert "NOISE SCALED BY 0.01" in broken.accounting
+    assert not broken_lap.passed and broken_lap.claimed_epsilon == 1.0
+    (correct_lap,) = audit(LapGraph(epsilon=1.0), graph, canaries=2000, seed=2, name="lapgraph")
+    assert correct_lap.passed and correct_lap.method == "lapgraph"
+    (open_release,) = audit(RandomPerturb(ratio=0.0), graph, canaries=4000, seed=2)
+    assert open_release.claimed_epsilon == math.inf and open_release.epsilon_lower_bound > 6
+    (no_noise,) = audit(EdgeRand(epsilon=1.0), graph, canaries=1000, seed=2, noise_scale=0.0)
+    assert no_noise.claimed_epsilon == math.inf and no_noise.tpr == 1.0 and no_noise.fpr == 0.0
+
+
+def test_the_audit_fits_the_publishers_own_release(graph):
+    """Scale 1 through the hook is the release a user gets, bit for bit."""
+    plain = EdgeRand(epsilon=2.0, random_state=5).publish(graph)
+    hooked = EdgeRand(epsilon=2.0, random_state=5).fit(graph, audit_hook=AuditHook()).released_.to_data()
+    assert plain.edge_index.equal(hooked.edge_index)
+
+
+def test_bad_input(graph):
+    with pytest.raises(ConfigError, match="EdgeRand, LapGraph, RandomPerturb"):
+        audit_edge_release(DICE(), graph)
+    with pytest.raises(ConfigError, match="no audit covers DICE"):
+        audit(DICE(), graph)
+    with pytest.raises(ConfigError, match="at least 2"):
+        audit(EdgeRand(), graph, canaries=1)
+    with pytest.raises(ConfigError, match="noise_scale"):
+        audit(EdgeRand(), graph, noise_scale=-1.0)
+    with pytest.raises(ConfigError, match="takes no option attack"):
+        audit(EdgeRand(), graph, attack="gradient")
+    with pytest.raises(ConfigError, match="covers EdgeRand"):
+        audit_edge_release("edgerand", graph)

@@ -1,0 +1,45 @@
+"""The canary audit's statistics against known values."""
+
+import math
+
+import pytest
+from scipy.stats import binom
+
+from graphpriv.audit.statistics import (
+    clopper_pearson,
+    epsilon_lower_bound_cp,
+    epsilon_lower_bound_one_run,
+    one_run_p_value,
+)
+
+
+def test_clopper_pearson_known_values():
+    assert clopper_pearson(0, 10, 0.05)[0] == 0.0 and clopper_pearson(10, 10, 0.05)[1] == 1.0
+    # 0 of n: the upper end solves (1 - p)^n = alpha / 2
+    assert clopper_pearson(0, 20, 0.05)[1] == pytest.approx(1 - 0.025 ** (1 / 20))
+    lo, hi = clopper_pearson(50, 100, 0.05)
+    assert lo == pytest.approx(0.3983, abs=1e-4) and hi == pytest.approx(0.6017, abs=1e-4)
+
+
+def test_one_run_bound_is_the_binomial_tail_inversion():
+    eps = epsilon_lower_bound_one_run(800, 1000)
+    p = 1 / (1 + math.exp(-eps))
+    assert binom.sf(799, 1000, p) == pytest.approx(0.05, rel=1e-3)
+    assert epsilon_lower_bound_one_run(500, 1000) == 0.0  # chance level proves nothing
+    p_all = 0.05 ** (1 / 1000)  # all 1000 right: p^1000 = 0.05
+    assert epsilon_lower_bound_one_run(1000, 1000) == pytest.approx(math.log(p_all / (1 - p_all)), rel=1e-4)
+    assert epsilon_lower_bound_cp(90, 10, 10, 90) > epsilon_lower_bound_cp(75, 25, 25, 75) > 0 == epsilon_lower_bound_cp(55, 45, 45, 55)
+    with pytest.raises(ValueError):
+        epsilon_lower_bound_one_run(11, 10)
+
+
+def test_one_run_p_value_with_delta():
+    pure = one_run_p_value(1000, 1000, 800, 1.0)
+    assert pure == pytest.approx(binom.sf(799, 1000, 1 / (1 + math.exp(-1.0))))
+    with_delta = one_run_p_value(1000, 1000, 800, 1.0, delta=1e-5)
+    assert with_delta > pure  # delta can only make a count more plausible
+    # abstaining guessers: r < m; delta's term scales with m
+    assert one_run_p_value(2000, 500, 400, 1.0, 1e-5) > one_run_p_value(1000, 500, 400, 1.0, 1e-5)
+    assert epsilon_lower_bound_one_run(800, 1000, delta=1e-4) < epsilon_lower_bound_one_run(800, 1000)
+    with pytest.raises(ValueError):
+        one_run_p_value(10, 20, 5, 1.0)
