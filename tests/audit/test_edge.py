@@ -60,3 +60,15 @@ def test_bad_input(graph):
         audit(EdgeRand(), graph, attack="gradient")
     with pytest.raises(ConfigError, match="covers EdgeRand"):
         audit_edge_release("edgerand", graph)
+
+
+def test_the_lapgraph_link_predictor_is_audited_on_the_release_it_trains_on(graph):
+    from graphpriv.methods.lapgraph_sgnn import LapGraphLinkPredictor
+
+    estimator = LapGraphLinkPredictor(epsilon=4.0, epochs=1)
+    (correct,) = audit(estimator, graph, canaries=2000, seed=4)
+    (faulty,) = audit(estimator, graph, canaries=2000, seed=4, noise_scale=0.01)
+    assert correct.passed and correct.claimed_epsilon == 4.0 and correct.epsilon_lower_bound > 1
+    assert not faulty.passed and faulty.epsilon_lower_bound > 5
+    with pytest.raises(ConfigError, match="without canaries"):
+        LapGraphLinkPredictor(epochs=1).fit(graph, audit_hook=AuditHook(canaries=object()))

@@ -19,6 +19,7 @@ from graphpriv.errors import ConfigError
 from graphpriv.methods.dpar import DPARClassifier
 from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor
 from graphpriv.methods.estimator import Estimator
+from graphpriv.methods.lapgraph_sgnn import LapGraphLinkPredictor
 from graphpriv.methods.mlp import MLPClassifier
 from graphpriv.methods.privdpr import PrivDPR
 from graphpriv.methods.publishing import EdgeRand, LapGraph, RandomPerturb
@@ -67,6 +68,9 @@ AUDITS: dict[type[Estimator], Audit] = {
     EdgeRand: _EDGE,
     LapGraph: _EDGE,
     RandomPerturb: _EDGE,
+    LapGraphLinkPredictor: Audit("graphpriv.audit.edge:audit_edge_release", "edge",
+                                 "canary non-edges, presence in the LapGraph release the SGNN trains on",
+                                 preset={"epochs": 1}),
     DPLPLinkPredictor: Audit("graphpriv.audit.dplp:audit_dplp", "edge",
                              "gradient canaries (white box) and distance-2 canary edges (model score)",
                              preset={"epochs": 5}, options=("edge_canaries",)),

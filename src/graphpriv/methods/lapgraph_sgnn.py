@@ -22,10 +22,12 @@ from torch_geometric.data import Data
 
 from graphpriv.data.graph import undirected_pairs
 from graphpriv.data.validation import check_data
+from graphpriv.errors import ConfigError
 from graphpriv.linkpred.subgraphs import Extractor
 from graphpriv.methods.base import Progress, Timer, no_progress
 from graphpriv.methods.dplp_subgraph import DPLPConfig, DPLPLinkPredictor
 from graphpriv.privacy.accountant import Ledger
+from graphpriv.privacy.hooks import AuditHook, noise_scale_of
 from graphpriv.privacy.lapgraph import lapgraph
 from graphpriv.privacy.units import PrivacyUnit
 
@@ -108,7 +110,7 @@ class LapGraphLinkPredictor(DPLPLinkPredictor):
     config_cls = LapGraphConfig
 
     def fit(self, data: Data, val_pos: Any = None, val_neg: Any = None,
-            progress: Progress | None = no_progress) -> LapGraphLinkPredictor:
+            progress: Progress | None = no_progress, *, audit_hook: AuditHook | None = None) -> LapGraphLinkPredictor:
         """Release the training graph ``data`` with LapGraph, then train the SGNN on the release.
 
         Args:
@@ -116,6 +118,10 @@ class LapGraphLinkPredictor(DPLPLinkPredictor):
             val_pos, val_neg: optional held-out validation pairs ``[2, P]``, ``[2, Q]``, not edges
                 of ``data``; both or neither.
             progress: called once per epoch (``None``: no progress).
+            audit_hook: for a privacy audit only (:mod:`graphpriv.audit.edge`): its
+                ``noise_scale`` multiplies LapGraph's Laplace scales while the ledger still claims
+                epsilon (a deliberate fault); canaries are refused (the release is audited by edge
+                canaries in the data). None (default) for a real fit.
 
         Returns:
             ``self``, fitted.
@@ -123,8 +129,11 @@ class LapGraphLinkPredictor(DPLPLinkPredictor):
         Raises:
             DatasetError: malformed ``data`` or validation pairs (a pair that is an edge of
                 ``data`` included). ConfigError: one validation set
-                without the other, batch larger than the training set.
+                without the other, batch larger than the training set, a hook with canaries.
         """
+        if audit_hook is not None and (not isinstance(audit_hook, AuditHook) or audit_hook.canaries is not None):
+            raise ConfigError("audit_hook must be a graphpriv.privacy.hooks.AuditHook without canaries for "
+                              "LapGraphLinkPredictor (its release is audited with canary edges in the data)")
         data = check_data(data, method=type(self).__name__)
         pairs, num_nodes = undirected_pairs(data.edge_index), int(data.num_nodes)
         val = self._validation_pairs(val_pos, val_neg, num_nodes, pairs)
@@ -134,7 +143,8 @@ class LapGraphLinkPredictor(DPLPLinkPredictor):
         rng = np.random.default_rng([self.random_state, 2])
         with timer.phase("perturbation"):
             released, (count_event, matrix_event) = lapgraph(pairs, num_nodes, epsilon=config.epsilon, rng=rng,
-                                                             count_fraction=config.count_fraction)
+                                                             count_fraction=config.count_fraction,
+                                                             noise_scale=noise_scale_of(audit_hook))
         ledger.spend(count_event, phase="edge count")
         ledger.spend(matrix_event, phase="perturbation")
         kept = np.isin(*(np.asarray(a[0]) * num_nodes + a[1] for a in (released, pairs)))
