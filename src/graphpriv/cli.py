@@ -412,7 +412,7 @@ def audit(
     from graphpriv.experiments.auditing import check_audit_options, run_audit
 
     check_audit_options(method, epsilon=epsilon, canaries=canaries, seed=seed, epochs=epochs, ratio=ratio,
-                        attack=attack)  # before the data is loaded
+                        attack=attack, private=not non_private)  # before the data is loaded
     data = load(dataset)
     reports = run_audit(method, data, epsilon=epsilon, canaries=canaries, seed=seed, epochs=epochs, ratio=ratio,
                         private=not non_private, attack=attack)

@@ -43,3 +43,14 @@ def test_one_run_p_value_with_delta():
     assert epsilon_lower_bound_one_run(800, 1000, delta=1e-4) < epsilon_lower_bound_one_run(800, 1000)
     with pytest.raises(ValueError):
         one_run_p_value(10, 20, 5, 1.0)
+
+
+def test_minimum_guesses_is_where_a_perfect_attack_first_shows_something():
+    from graphpriv.audit.statistics import guesses_made, minimum_guesses
+
+    for confidence in (0.9, 0.95, 0.975, 0.99):
+        r = minimum_guesses(confidence)
+        assert epsilon_lower_bound_one_run(r, r, confidence=confidence) > 0
+        assert epsilon_lower_bound_one_run(r - 1, r - 1, confidence=confidence) == 0 if r > 1 else True
+    assert minimum_guesses(0.95) == 5 and minimum_guesses(0.975) == 6
+    assert guesses_made(100) == 20 and guesses_made(9) == 2 and guesses_made(100, 7, one_sided=True) == 7

@@ -65,3 +65,19 @@ def test_audit_cli_exit_codes(tmp_path, monkeypatch):
     monkeypatch.setattr(auditing, "run_audit", functools.partial(run_audit, noise_scale=0.01))
     broken = runner.invoke(app, args)
     assert broken.exit_code == 1 and "FAILED" in broken.output
+
+
+def test_a_non_private_method_is_refused_unless_asked_to_measure_its_leak(graph):
+    with pytest.raises(ConfigError, match="mlp is non-private.*--non-private.*dp-mlp"):
+        check_audit_options("mlp", epsilon=1.0, canaries=None, seed=0, epochs=None, ratio=None, attack=None)
+    with pytest.raises(ConfigError, match="random-perturb is non-private"):
+        run_audit("random-perturb", graph)
+    (leak,) = run_audit("random-perturb", graph, canaries=500, ratio=0.0, private=False)
+    assert leak.claimed_epsilon == math.inf and leak.epsilon_lower_bound > 4
+
+
+def test_too_few_canaries_to_say_anything_is_refused_before_any_work(graph):
+    with pytest.raises(ConfigError, match="give 4 guesses, fewer than the 6.*use at least 6 canaries"):
+        run_audit("edgerand", graph, canaries=4)
+    with pytest.raises(ConfigError, match="give 2 guesses, fewer than the 5.*use at least 30 canaries"):
+        run_audit("dp-mlp", graph, canaries=10)

@@ -282,9 +282,11 @@ for _id, _args, _m in (
     ("epsilon-1e9", ["edgerand", "--epsilon", "1e9"], ["epsilon"]),
     ("negative-seed", ["edgerand", "--seed", "-1"], ["seed"]),
     ("epochs-zero", ["dplp-ps", "--epochs", "0"], ["epochs"]),
-    ("ratio-above-1", ["random-perturb", "--ratio", "1.5"], ["ratio"]),
+    ("ratio-above-1", ["random-perturb", "--non-private", "--ratio", "1.5"], ["ratio"]),
     ("attack-for-edgerand", ["edgerand", "--attack", "gradient"], ["attack"]),
     ("ratio-for-edgerand", ["edgerand", "--ratio", "0.5"], ["ratio"]),
+    ("non-private-method", ["mlp"], ["non-private"]),
+    ("too-few-canaries", ["edgerand", "--canaries", "4"], ["canaries"]),
 ):
     cli(f"cli-audit-{_id}", C, ["audit", *_args, "-d", REG], _m)
 cli("cli-audit-unknown-dataset", C, ["audit", "edgerand", "-d", "nope"], ["nope"])

@@ -54,8 +54,15 @@ from scipy.stats import hypergeom
 from torch import Tensor
 from torch_geometric.data import Data
 
-from graphpriv.audit.fitting import audited_copy, check_audit_args, claim, dataset_name, describe
-from graphpriv.audit.statistics import AuditReport, audit_from_scores
+from graphpriv.audit.fitting import (
+    audited_copy,
+    check_audit_args,
+    check_enough_guesses,
+    claim,
+    dataset_name,
+    describe,
+)
+from graphpriv.audit.statistics import AuditReport, audit_from_scores, guesses_made
 from graphpriv.data.graph import decode_pairs, pair_codes, to_csr, undirected_pairs
 from graphpriv.data.validation import check_data
 from graphpriv.errors import ConfigError
@@ -249,6 +256,10 @@ def audit_dplp(estimator: DPLPLinkPredictor, data: Data, *, canaries: int = 200,
     m_edges = max(2, pairs.shape[1] // 10) if edge_canaries is None else edge_canaries
     if isinstance(m_edges, bool) or not isinstance(m_edges, (int, np.integer)) or m_edges < 2:
         raise ConfigError(f"edge_canaries must be an integer of at least 2 (got {edge_canaries!r})")
+    split_confidence = 1 - (1 - confidence) / 2
+    check_enough_guesses(guesses_made, canaries, split_confidence, what="gradient")
+    if edge_canaries is not None:  # the default (a tenth of the edges) is what the graph allows
+        check_enough_guesses(guesses_made, int(m_edges), split_confidence, what="edge")
     rng = np.random.default_rng([seed, 3023])
     canary_pairs = distance_two_non_edges(pairs, n, int(m_edges), forbidden=pairs, rng=rng)
     inserted = rng.random(canary_pairs.shape[1]) < 0.5
@@ -264,7 +275,6 @@ def audit_dplp(estimator: DPLPLinkPredictor, data: Data, *, canaries: int = 200,
     info, batch = fitted.info_, int(params["batch_size"])
     k_group, num_real = int(info["group_size"]), int(info["num_train_examples"])
     std = slots.noise_std if slots.noise_std is not None else float(info["noise_std"]) * noise_scale
-    split_confidence = 1 - (1 - confidence) / 2
     method, dataset = describe(estimator, name), dataset_name(data)
     llr = canary_llr(slots.released_array(), std=std, max_grad_norm=slots.max_grad_norm,
                      population=num_real + slots.num_examples, group=k_group, batch=batch)

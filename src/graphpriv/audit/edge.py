@@ -37,7 +37,7 @@ import numpy as np
 import torch
 from torch_geometric.data import Data
 
-from graphpriv.audit.fitting import audited_copy, check_audit_args, dataset_name, describe
+from graphpriv.audit.fitting import audited_copy, check_audit_args, check_enough_guesses, dataset_name, describe
 from graphpriv.audit.statistics import AuditReport, epsilon_lower_bound_cp, epsilon_lower_bound_one_run
 from graphpriv.data.graph import pair_codes, undirected_pairs
 from graphpriv.data.splits import sample_non_edges
@@ -77,6 +77,7 @@ def audit_edge_release(estimator: EdgeRand | LapGraph | RandomPerturb | LapGraph
         raise ConfigError(f"the edge-release audit covers {', '.join(c.__name__ for c in EDGE_PUBLISHERS)} "
                           f"(got {type(estimator).__name__})")
     hook = check_audit_args(canaries, noise_scale, confidence)
+    check_enough_guesses(lambda count: count, canaries, 1 - (1 - confidence) / 2)  # "inserted iff present": m guesses
     data = check_data(data, method="audit_edge_release")
     rng = np.random.default_rng([seed, 1013])
     n = int(data.num_nodes)

@@ -10,16 +10,18 @@ the fitted copy claims (:func:`claim`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from torch_geometric.data import Data
 
+from graphpriv.audit.statistics import minimum_guesses
 from graphpriv.data.validation import check_seed
 from graphpriv.errors import ConfigError
 from graphpriv.methods.estimator import Estimator
 from graphpriv.privacy.hooks import AuditHook
 
-__all__ = ["audited_copy", "check_audit_args", "claim", "dataset_name", "describe"]
+__all__ = ["audited_copy", "check_audit_args", "check_enough_guesses", "claim", "dataset_name", "describe"]
 
 
 def audited_copy(estimator: Estimator, seed: int, **params: Any) -> Estimator:
@@ -51,6 +53,34 @@ def check_audit_args(canaries: int, noise_scale: float, confidence: float) -> Au
         return AuditHook(noise_scale=noise_scale)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+
+
+def check_enough_guesses(guesses_of: Callable[[int], int], canaries: int, confidence: float, *,
+                         what: str = "") -> None:
+    """Refuse, before any fit, an audit whose guesses cannot show any epsilon above 0.
+
+    Args:
+        guesses_of: ``m -> r``, the guesses the audit makes with m canaries (non-decreasing in m).
+        canaries: m. confidence: the level the bound is taken at. what: which canaries (for the message).
+
+    Raises:
+        ConfigError: r < :func:`~graphpriv.audit.statistics.minimum_guesses`, naming the number of
+            canaries needed.
+    """
+    need = minimum_guesses(confidence)
+    made = guesses_of(canaries)
+    if made >= need:
+        return
+    enough = canaries
+    while guesses_of(enough) < need and enough < 1 << 40:
+        enough *= 2
+    low = enough // 2
+    while low + 1 < enough:  # the smallest m with enough guesses
+        mid = (low + enough) // 2
+        low, enough = (mid, enough) if guesses_of(mid) < need else (low, mid)
+    raise ConfigError(f"{canaries} {what + ' ' if what else ''}canaries give {made} guesses, fewer than the {need} the "
+                      f"one-run bound needs to show any epsilon above 0 at {confidence:.3g} confidence; use at least "
+                      f"{enough} canaries")
 
 
 def claim(fitted: Estimator, delta: float | None, noise_scale: float) -> tuple[float, str]:

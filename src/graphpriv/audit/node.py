@@ -47,8 +47,15 @@ import torch
 from torch_geometric.data import Data
 
 from graphpriv.audit import registry
-from graphpriv.audit.fitting import audited_copy, check_audit_args, claim, dataset_name, describe
-from graphpriv.audit.statistics import AuditReport, audit_from_scores
+from graphpriv.audit.fitting import (
+    audited_copy,
+    check_audit_args,
+    check_enough_guesses,
+    claim,
+    dataset_name,
+    describe,
+)
+from graphpriv.audit.statistics import AuditReport, audit_from_scores, guesses_made
 from graphpriv.data.graph import undirected_pairs
 from graphpriv.data.validation import check_data
 from graphpriv.errors import ConfigError, DatasetError
@@ -116,6 +123,14 @@ def audit_node_classifier(estimator: DPARClassifier | MLPClassifier, data: Data,
                           f"{type(estimator).__name__})")
     m = (1000 if is_dpar else 500) if canaries is None else canaries
     hook = check_audit_args(m, noise_scale, confidence)
+    one_sided = is_dpar if one_sided is None else one_sided
+    rate = float(estimator.node_rate) if is_dpar else 1.0
+
+    def guesses_of(count: int) -> int:  # the default one-sided rule: m q' / 4 (half the sampled inserted)
+        default = max(1, round(count * rate / 4)) if one_sided and guesses is None else guesses
+        return guesses_made(count, default, one_sided=one_sided)
+
+    check_enough_guesses(guesses_of, m, confidence)
     if isinstance(canary_edges, bool) or not isinstance(canary_edges, int) or canary_edges < 0:
         raise ConfigError(f"canary_edges must be an integer >= 0 (got {canary_edges!r})")
     if canary_edges and not is_dpar:
@@ -125,7 +140,6 @@ def audit_node_classifier(estimator: DPARClassifier | MLPClassifier, data: Data,
         raise DatasetError("the node-level audit needs node features (data.x) and labels (data.y)")
     data = check_data(data, needs_features=True, needs_labels=True, method="audit_node_classifier",
                       allow_no_edges=True)
-    one_sided = is_dpar if one_sided is None else one_sided
 
     rng = np.random.default_rng([seed, 3041])
     x, y = torch.as_tensor(data.x, dtype=torch.float32), torch.as_tensor(data.y, dtype=torch.long)
@@ -151,7 +165,6 @@ def audit_node_classifier(estimator: DPARClassifier | MLPClassifier, data: Data,
     if report is not None and report.accounting == "paper" and math.isfinite(claimed):
         accounting += (f"; the paper's analysis is NOT a guarantee: the same noise is eps = "
                        f"{fitted.epsilon_at(audit_delta, accounting='rigorous'):.4g} rigorous")
-    rate = float(fitted.node_rate) if is_dpar else 1.0
     if guesses is None and one_sided:
         guesses = max(1, round(m * rate / 4))
     notes = [(f"{m} canary nodes ({'isolated' if not canary_edges else f'{canary_edges} edges each'}, random "

@@ -74,8 +74,15 @@ from dp_accounting import dp_event
 from dp_accounting.privacy_accountant import NeighboringRelation
 from torch_geometric.data import Data
 
-from graphpriv.audit.fitting import audited_copy, check_audit_args, claim, dataset_name, describe
-from graphpriv.audit.statistics import AuditReport, audit_from_scores
+from graphpriv.audit.fitting import (
+    audited_copy,
+    check_audit_args,
+    check_enough_guesses,
+    claim,
+    dataset_name,
+    describe,
+)
+from graphpriv.audit.statistics import AuditReport, audit_from_scores, guesses_made
 from graphpriv.data.graph import pair_codes, undirected_pairs
 from graphpriv.data.validation import check_data, check_seed
 from graphpriv.errors import ConfigError
@@ -169,6 +176,7 @@ def audit_privdpr(estimator: PrivDPR, data: Data, *,
         raise ConfigError(f"the PrivDPR audit's attacks are {', '.join(PRIVDPR_ATTACKS)} (got {attack!r})")
     m = (5000 if attack == "gradient" else 300) if canaries is None else canaries
     hook = check_audit_args(m, noise_scale, confidence)
+    check_enough_guesses(lambda c: guesses_made(c, guesses), m, confidence)
     check_delta(audit_delta)
     seed = check_seed(seed)
     params = estimator.get_params()

@@ -33,6 +33,8 @@ __all__ = [
     "clopper_pearson",
     "epsilon_lower_bound_cp",
     "epsilon_lower_bound_one_run",
+    "guesses_made",
+    "minimum_guesses",
     "one_run_p_value",
 ]
 
@@ -138,6 +140,29 @@ def epsilon_lower_bound_one_run(correct: int, guesses: int, *, confidence: float
     if p_value(50.0) <= alpha:
         return 50.0
     return brentq(lambda e: p_value(e) - alpha, 0.0, 50.0, xtol=1e-6)
+
+
+def minimum_guesses(confidence: float) -> int:
+    """The fewest guesses with which the one-run bound can exceed 0 at ``confidence``.
+
+    Under eps = 0 each guess is right with probability 1/2, so r guesses all right have p-value
+    2^-r: some eps > 0 is shown only when 2^-r <= 1 - confidence, i.e. r >= log2(1 / (1 - confidence))
+    (5 at 95%, 6 at 97.5%). Fewer guesses cannot say anything, whatever the attack.
+
+    Raises:
+        ValueError: confidence outside (0, 1).
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1) (got {confidence})")
+    return max(1, math.ceil(math.log2(1 / (1 - confidence)) - 1e-9))
+
+
+def guesses_made(canaries: int, guesses: int | None = None, *, one_sided: bool = False) -> int:
+    """The number r of guesses :func:`audit_from_scores` makes with ``canaries`` and ``guesses``
+    (its default rule: m / 5; two-sided guesses come in pairs, at least 2; one-sided at least 1)."""
+    if one_sided:
+        return min(canaries, max(1, guesses or canaries // 5))
+    return 2 * (min(canaries, max(2, guesses or canaries // 5)) // 2)
 
 
 def audit_from_scores(scores: np.ndarray, inserted: np.ndarray, *, method: str, dataset: str, unit: str,

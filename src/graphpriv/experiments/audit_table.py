@@ -103,7 +103,8 @@ def _edge_section(args: argparse.Namespace, command: str) -> None:
         data = load(dataset)
         for label, method, epsilon, ratio, factor in GRID:
             (r,) = run_audit(method, data, epsilon=epsilon, canaries=args.canaries, seed=args.seed,
-                             ratio=ratio if method == "random-perturb" else None, noise_scale=factor)
+                             ratio=ratio if method == "random-perturb" else None, noise_scale=factor,
+                             private=method != "random-perturb")
             verdict = "passed" if r.passed else "**FAILED**"
             lines.append(f"| {label} | {dataset} | {r.claimed_epsilon:.4g} | {r.epsilon_lower_bound:.3f} | "
                          f"{r.epsilon_lower_bound_cp:.3f} | {r.epsilon_estimate:.3f} | {r.tpr:.4f} / {r.fpr:.4f} | "

@@ -16,7 +16,7 @@ from graphpriv.audit.registry import audit as audit_estimator
 from graphpriv.audit.statistics import AuditReport
 from graphpriv.data.validation import check_seed
 from graphpriv.errors import ConfigError, PrivacyError
-from graphpriv.experiments.registry import ESTIMATORS, make_estimator, method_spec
+from graphpriv.experiments.registry import ESTIMATORS, is_private, make_config, make_estimator, method_spec
 from graphpriv.privacy.accountant import MAX_EPSILON, check_epsilon
 
 __all__ = ["AUDITABLE", "check_audit_options", "run_audit"]
@@ -26,21 +26,29 @@ AUDITABLE: tuple[str, ...] = tuple(m for m, cls in ESTIMATORS.items() if cls in 
 
 #: ``--non-private`` for the methods with a non-private twin of their own (the others run the same
 #: steps with the noise scaled to 0).
-_NON_PRIVATE_TWIN = {"dpar-em0": "dpar-nodp", "dpar-em1": "dpar-nodp", "dpar-gm": "dpar-nodp", "privdpr": "dpr"}
+_NON_PRIVATE_TWIN = {"dpar-em0": "dpar-nodp", "dpar-em1": "dpar-nodp", "dpar-gm": "dpar-nodp", "privdpr": "dpr",
+                     "dp-mlp": "mlp"}
 
 
 def check_audit_options(method: str, *, epsilon: float, canaries: int | None, seed: int, epochs: int | None,
-                        ratio: float | None, attack: str | None) -> None:
+                        ratio: float | None, attack: str | None, private: bool = True) -> None:
     """Check an audit's options before any data is loaded (see :func:`run_audit` for their meaning).
 
     Raises:
-        ConfigError: a method no audit covers, ``attack`` for a method other than PrivDPR, ``ratio``
+        ConfigError: a method no audit covers, a non-private method audited as private (there is no
+            claim to test: pass ``private=False``, CLI ``--non-private``, to measure its leak),
+            ``attack`` for a method other than PrivDPR, ``ratio``
             for a method other than random-perturb or outside [0, 1), fewer than 2 canaries,
             epochs < 1, a seed outside [0, 2^32 - 1].
         PrivacyError: epsilon not a finite number in (0, MAX_EPSILON].
     """
     if method not in AUDITABLE:
         raise ConfigError(f"no audit covers {method!r}; audited: {', '.join(AUDITABLE)}")
+    if private and not is_private(method, make_config(method, {})):
+        twins = [m for m, twin in _NON_PRIVATE_TWIN.items() if twin == method]
+        raise ConfigError(f"{method} is non-private: it claims no epsilon, so an audit has nothing to test; add "
+                          f"--non-private to measure how much it leaks"
+                          + (f", or audit its private counterpart ({', '.join(twins)})" if twins else ""))
     if attack is not None and "attack" not in AUDITS[ESTIMATORS[method]].options:
         raise ConfigError("--attack chooses among PrivDPR's attacks only")
     if canaries is not None and canaries < 2:
@@ -84,7 +92,7 @@ def run_audit(method: str, data: Data, *, epsilon: float = 1.0, canaries: int | 
         ConfigError, PrivacyError: bad options (:func:`check_audit_options`) or settings.
     """
     check_audit_options(method, epsilon=epsilon, canaries=canaries, seed=seed, epochs=epochs, ratio=ratio,
-                        attack=attack)
+                        attack=attack, private=private)
     run_id = method if private else _NON_PRIVATE_TWIN.get(method, method)
     if not private and run_id == method:
         noise_scale = 0.0

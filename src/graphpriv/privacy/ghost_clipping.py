@@ -34,16 +34,18 @@ import torch.nn.functional as F
 from opacus.grad_sample.linear import compute_linear_norm_sample
 from torch import Tensor, nn
 
-from graphpriv.nn.decoupled import DecoupledModel
 from graphpriv.privacy.engine import drop_nonfinite, norm_clip_factors
 
 __all__ = ["decoupled_clipped_sum"]
 
 
-def _layers(model: DecoupledModel) -> tuple[nn.Linear, nn.Dropout, nn.Linear]:
+def _layers(model: nn.Module) -> tuple[nn.Linear, nn.Dropout, nn.Linear]:
+    """The two linear layers and the dropout of the model's ``mlp`` (checked by structure, so that
+    privacy/ needs nothing of nn/: any module whose ``mlp`` is Linear -> ReLU -> Dropout -> Linear
+    and whose forward is the weighted sum of ``mlp`` over the K slots, as DecoupledModel's)."""
     mlp = getattr(model, "mlp", None)
     kinds = (nn.Linear, nn.ReLU, nn.Dropout, nn.Linear)
-    if (not isinstance(model, DecoupledModel) or not isinstance(mlp, nn.Sequential) or len(mlp) != 4
+    if (not isinstance(mlp, nn.Sequential) or len(mlp) != 4
             or not all(isinstance(m, k) for m, k in zip(mlp, kinds))):
         raise TypeError("decoupled_clipped_sum needs DecoupledModel(feature_mlp(...)): "
                         "Linear -> ReLU -> Dropout -> Linear")
@@ -57,7 +59,7 @@ def _squared_norms(layer: nn.Linear, g: Tensor, a: Tensor) -> Tensor:
     return sum(n.pow(2) for n in norms.values())
 
 
-def decoupled_clipped_sum(model: DecoupledModel, x: Tensor, w: Tensor, y: Tensor,
+def decoupled_clipped_sum(model: nn.Module, x: Tensor, w: Tensor, y: Tensor,
                           max_grad_norm: float) -> tuple[dict[str, Tensor], Tensor]:
     """Sum over examples of the cross-entropy gradient, each example's clipped to ``max_grad_norm``.
 
