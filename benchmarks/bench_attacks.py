@@ -4,7 +4,7 @@
    edges) and scored on E_s + as many non-edges; seconds per attack and the AUC.
 2. ``--heuristics-dataset deezer_europe``: CN, AA and RA for ``--pairs`` (20,000) uniform pairs,
    vectorized on sparse rows, against networkx's per-pair generators on the same pairs in the same
-   process (ratio printed); the issue's target is under 5 s per heuristic.
+   process (ratio printed); the target is under 5 s per heuristic.
 
     python benchmarks/bench_attacks.py
 """

@@ -1,4 +1,4 @@
-"""DPAR speed (issue 8): DP-APPR for all seeds of a large synthetic graph, and a full dpar-gm run.
+"""DPAR speed: DP-APPR for all seeds of a large synthetic graph, and a full dpar-gm run.
 
     python benchmarks/bench_dpar.py [--nodes 100000] [--degree 10] [--seeds 70 1000] [--dataset cora_ml]
 

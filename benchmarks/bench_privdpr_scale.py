@@ -1,6 +1,6 @@
 """PrivDPR end to end on a seeded Chung–Lu graph: training V, then generation, wall time per phase
-and peak memory (issue 7's scale goal: Amazon0505's size, 410,236 nodes and 3,356,824 edges, under
-60 minutes and 16 GB on this machine).
+and peak memory (the scale goal: Amazon0505's size, 410,236 nodes and 3,356,824 edges, the largest
+graph of the PrivDPR paper, under 60 minutes and 16 GB on this machine).
 
     python benchmarks/bench_privdpr_scale.py [--nodes 410236] [--edges 3356824] [--batch-nodes 1024]
 

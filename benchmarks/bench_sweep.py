@@ -1,4 +1,4 @@
-"""Sweep overhead (issue 9): a 40-run sweep of small runs on a 2-worker Dask LocalCluster against
+"""Sweep overhead: a 40-run sweep of small runs on a 2-worker Dask LocalCluster against
 the same runs one after another in this process.
 
     python benchmarks/bench_sweep.py [--runs 40] [--workers 2] [--epochs 3]

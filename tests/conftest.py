@@ -1,4 +1,4 @@
-"""Test configuration: point GRAPHPRIV_DATA at ../shared/datasets when it exists."""
+"""Test configuration: point GRAPHPRIV_DATA at the shared/datasets folder beside the checkout, if any."""
 
 from __future__ import annotations
 

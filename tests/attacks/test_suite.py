@@ -1,4 +1,4 @@
-"""The eight attacks on real and random graphs (issue 4: Cora above 0.5, Erdős–Rényi near 0.5)."""
+"""The eight attacks on real and random graphs (Cora above 0.5, Erdős–Rényi near 0.5)."""
 
 import numpy as np
 import pytest

@@ -81,3 +81,18 @@ def test_too_few_canaries_to_say_anything_is_refused_before_any_work(graph):
         run_audit("edgerand", graph, canaries=4)
     with pytest.raises(ConfigError, match="give 2 guesses, fewer than the 5.*use at least 30 canaries"):
         run_audit("dp-mlp", graph, canaries=10)
+
+
+def test_dplp_rank_is_audited_by_method_id():
+    from graphpriv.data import load
+
+    assert {"dplp-rank", "rank-exponential"} <= set(AUDITABLE)
+    with pytest.raises(ConfigError, match="rank-nonprivate is non-private"):
+        check_audit_options("rank-nonprivate", epsilon=1.0, canaries=None, seed=0, epochs=None, ratio=None,
+                            attack=None)
+    with pytest.raises(ConfigError, match="--epochs"):
+        check_audit_options("dplp-rank", epsilon=1.0, canaries=None, seed=0, epochs=3, ratio=None, attack=None)
+    (report,) = run_audit("rank-exponential", load("usair"), epsilon=0.5, canaries=200, seed=0)
+    assert report.unit == "protected_pair" and report.claimed_epsilon == pytest.approx(0.5)  # one draw: top_k 1
+    (faulty,) = run_audit("rank-exponential", load("usair"), epsilon=0.5, canaries=200, seed=0, noise_scale=0.0)
+    assert faulty.claimed_epsilon == math.inf

@@ -1,4 +1,9 @@
-"""Link-inference attacks on released graphs (specs/ppgsl.md), and the sensitive-link protocol."""
+"""Link-inference attacks on released graphs, and the sensitive-link protocol.
+
+Source: Wu, Yang, Han, Wang, Wu, "Learning-based Privacy-Preserving Graph Publishing Against
+Sensitive Link Inference Attacks" (IEEE TKDE 2025), Sec. V-A.2 (the eight attacks) and V-A.1 and
+V-A.3 (the protocol).
+"""
 
 from graphpriv.attacks.base import LinkAttack
 from graphpriv.attacks.embedding import (

@@ -14,7 +14,7 @@ __all__ = ["LinkAttack"]
 
 
 class LinkAttack(abc.ABC):
-    """A sensitive-link inference attack (specs/ppgsl.md "Attack suite").
+    """A sensitive-link inference attack (PPGSL's attack suite, :mod:`graphpriv.attacks.suite`).
 
     The attacker sees only the published graph G' = (A', X): :meth:`fit` may train on it (its
     edges as positives, its non-edges as negatives) and :meth:`score` returns a higher value for a

@@ -1,4 +1,7 @@
-"""The sensitive-link evaluation protocol (specs/common.md "Splits", specs/ppgsl.md "Protocol").
+"""The sensitive-link evaluation protocol.
+
+Source: Wu, Yang, Han, Wang, Wu, "Learning-based Privacy-Preserving Graph Publishing Against
+Sensitive Link Inference Attacks" (IEEE TKDE 2025), Sec. V-A.1 (sensitive links) and V-A.3 (utility tasks).
 
 10% of the edges are the sensitive links E_s and a disjoint 10% the link-prediction test edges;
 both are removed from the graph a publisher starts from. A published graph G' is then judged by

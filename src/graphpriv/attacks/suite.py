@@ -1,4 +1,9 @@
-"""The attack suite: ids, construction, and attack AUC (specs/ppgsl.md "Attack suite")."""
+"""The attack suite: ids, construction, and attack AUC.
+
+Source: Wu, Yang, Han, Wang, Wu, "Learning-based Privacy-Preserving Graph Publishing Against
+Sensitive Link Inference Attacks" (IEEE TKDE 2025), Sec. V-A.2: CN, AA, RA, SEAL, N2V+sim, GAE+sim,
+N2V+ML and GAE+ML.
+"""
 
 from __future__ import annotations
 
@@ -75,7 +80,7 @@ def attack_auc(attack: LinkAttack, graph: PublishedGraph, positives: np.ndarray,
         positives: ``[2, P]`` hidden sensitive links. negatives: ``[2, Q]`` non-edges.
 
     Returns:
-        ``(auc, seconds)``; 0.5 is guessing (specs/common.md "Evaluation").
+        ``(auc, seconds)``; 0.5 is guessing.
     """
     start = time.perf_counter()
     attack.fit(graph)

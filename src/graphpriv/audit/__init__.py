@@ -5,7 +5,8 @@ family (:mod:`graphpriv.audit.registry`, keyed on estimator classes) through the
 ``fit``; :class:`AuditReport` is what it measured (:mod:`graphpriv.audit.statistics`). One module
 per audited family: :mod:`~graphpriv.audit.edge` (EdgeRand, LapGraph, RandomPerturb),
 :mod:`~graphpriv.audit.dplp` (DPLP's DP-SGD link predictor), :mod:`~graphpriv.audit.node` (DPAR and
-the DP-SGD MLP), :mod:`~graphpriv.audit.privdpr` (PrivDPR). Names are loaded on first use.
+the DP-SGD MLP), :mod:`~graphpriv.audit.privdpr` (PrivDPR), :mod:`~graphpriv.audit.ranking`
+(DPLP-rank's protected-pair top-k lists). Names are loaded on first use.
 """
 
 from __future__ import annotations

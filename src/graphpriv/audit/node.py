@@ -2,9 +2,9 @@
 and the feature-only DP-SGD baseline (:class:`~graphpriv.methods.mlp.MLPClassifier`, ``dp-mlp``).
 
 Sources: Steinke, Nasr, Jagielski, "Privacy auditing with one (1) training run" (NeurIPS 2023),
-Thm. 5.2 (one run, m canaries each included with probability 1/2, (eps, delta)-DP); Zhang, Ma,
-Xu, Lou, "Towards differentially private graph neural networks via personalized PageRank" (DPAR,
-WWW 2024) for the mechanism audited.
+Thm. 5.2 (one run, m canaries each included with probability 1/2, (eps, delta)-DP); Zhang, Lee,
+Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level Differential Privacy"
+(WWW 2024) for the mechanism audited.
 
 Canaries. m synthetic nodes, each with random sparse binary features (the training nodes' mean
 number of active features, set to the mean non-zero feature value) and a uniformly random label:

@@ -17,6 +17,7 @@ from torch_geometric.data import Data
 from graphpriv.audit.statistics import AuditReport
 from graphpriv.errors import ConfigError
 from graphpriv.methods.dpar import DPARClassifier
+from graphpriv.methods.dplp_rank import DPLPRanker
 from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor
 from graphpriv.methods.estimator import Estimator
 from graphpriv.methods.lapgraph_sgnn import LapGraphLinkPredictor
@@ -34,7 +35,7 @@ class Audit:
     Attributes:
         function: ``"module:function"`` of ``function(estimator, data, **options)``, which returns
             the reports (imported on first use; see :meth:`run`).
-        unit: the privacy unit the canaries stand for (``edge`` or ``node``).
+        unit: the privacy unit the canaries stand for (``edge``, ``node`` or ``protected_pair``).
         canaries: what the canaries are and how they are scored (one line).
         preset: hyperparameters a front door applies under the user's own (shorter training, the
             calibration delta of the runs the docs report); ``audit`` itself never changes an
@@ -81,6 +82,9 @@ AUDITS: dict[type[Estimator], Audit] = {
                           "canary nodes through the q' sample, APPR rows and DP-SGD; loss of their label",
                           preset={"delta": CALIBRATION_DELTA},
                           options=("guesses", "one_sided", "canary_edges", "audit_delta")),
+    DPLPRanker: Audit("graphpriv.audit.ranking:audit_ranker", "protected_pair",
+                      "canary nodes joined to an audited query's neighbours by protected edges; presence in its "
+                      "top-k list", preset={"top_k": 1}, options=("guesses",)),
     PrivDPR: Audit("graphpriv.audit.privdpr:audit_privdpr", "node",
                    "gradient canaries in extra rows of V (white box), or canary nodes (black box)",
                    preset={"epochs": 1}, options=("attack", "partners", "guesses", "audit_delta")),

@@ -81,8 +81,8 @@ def feather(paths: Paths) -> RawGraph:
 
 def feather_identity(paths: Paths) -> RawGraph:
     """:func:`feather` with one-hot identity features ``x = I_N`` (float32): a function of the node
-    index alone, so the features carry nothing private (specs/datasets.md: FEATHER graphs have no
-    features file; "use structural/identity features"). Structural features (degrees, ...) would
+    index alone, so the features carry nothing private (the mirror's FEATHER graphs come without
+    their features file). Structural features (degrees, ...) would
     put a node's edges into other nodes' inputs."""
     raw = feather(paths)
     return raw._replace(x=np.eye(raw.num_nodes, dtype=np.float32))

@@ -93,7 +93,7 @@ def locate(raw: RawFile) -> Path:
     raise DatasetError(
         f"raw file {raw.relpath} not found (looked in {', '.join(map(str, candidates(raw)))}) and "
         f"{reason}. Download {raw.url} into {target.parent}/, or set {ENV_MIRROR} to a mirror "
-        f"folder laid out as <source>/<file> (e.g. {ENV_MIRROR}=../shared/datasets)."
+        f"folder laid out as <source>/<file> (e.g. {ENV_MIRROR}=/path/to/mirror)."
     )
 
 

@@ -1,7 +1,8 @@
 """The dataset registry: every dataset's raw files (URL, sha256), builder and published size.
 
 Sizes are after cleaning (undirected, simple, isolated nodes kept) and are checked by
-``tests/data/test_registry.py``. Sources: specs/datasets.md and MANIFEST.tsv of the mirror.
+``tests/data/test_registry.py``. Sources: each raw file's public URL and the mirror's MANIFEST.tsv
+(URL, sha256, size per file).
 """
 
 from __future__ import annotations

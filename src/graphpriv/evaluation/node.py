@@ -5,9 +5,10 @@ between the parts is removed (:func:`graphpriv.data.splits.node_split` with ``in
 The estimator is fitted on the training side alone (the training nodes' induced graph: its
 privacy guarantee is node-level, add/remove one training node with its features, label and edges)
 and predicts the test side alone (the test nodes' induced graph, so inference uses no training
-edge); the metric is the accuracy over the labelled test nodes (= micro-F1). Source: Zhang, Ma,
-Xu, Lou, "Towards differentially private graph neural networks via personalized PageRank" (DPAR,
-WWW 2024), Sec. 5 (the inductive setting and its "Features" baseline).
+edge); the metric is the accuracy over the labelled test nodes (= micro-F1). Source: Zhang, Lee,
+Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level Differential Privacy"
+(WWW 2024), Sec. 4 (the inductive setting, "Setup"; the "Features" baseline, "Our Approach and
+Baselines").
 
 The registry's method ids run through :func:`run_dpar` (``dpar-em0``, ``dpar-em1``, ``dpar-gm``,
 ``dpar-nodp``: :class:`~graphpriv.methods.dpar.DPARClassifier` with ``appr`` from

@@ -1,7 +1,7 @@
 """The sensitive-link protocol for graph publishers: split -> publish -> attacks and utility.
 
-Protocol (PPGSL: Wu, Yang, Han, Wang, Wu, "Privacy-preserving graph structure learning against
-sensitive link inference attacks", IEEE TKDE 2025, Sec. V-A):
+Protocol (PPGSL: Wu, Yang, Han, Wang, Wu, "Learning-based Privacy-Preserving Graph Publishing
+Against Sensitive Link Inference Attacks", IEEE TKDE 2025, Sec. V-A):
 :class:`~graphpriv.attacks.protocol.SensitiveLinkProtocol` hides 10% of the edges as the
 sensitive links E_s and holds out a disjoint 10% as link-prediction test edges; the publisher's
 graph is G minus both. A publisher (:mod:`graphpriv.methods.publishing`,

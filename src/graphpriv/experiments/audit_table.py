@@ -5,7 +5,7 @@
 
 Each section writes its own file under ``--out-dir`` (edge: audit.md, with the dp-mlp rows;
 dplp: audit-dplp.md; dpar: audit-dpar.md; privdpr: audit-privdpr.md), headed by the command that
-made it. "Noise 100x too small" is the audit's deliberate fault: ``noise_scale=0.01`` passed into the
+made it (rank: audit-rank.md). "Noise 100x too small" is the audit's deliberate fault: ``noise_scale=0.01`` passed into the
 estimator's fit (:class:`graphpriv.privacy.hooks.AuditHook`) while its ledger claims the calibrated noise.
 Every row runs through :func:`graphpriv.experiments.auditing.run_audit`, the code of ``graphpriv audit``.
 """
@@ -72,6 +72,20 @@ PRIVDPR_GRID = (
     *((f"dpr (no noise), {a}", a, 3.2, False, 1.0) for a in ("node-embedding", "node-graph")),
 )
 
+#: DPLP-rank: (label, method, list epsilon, settings, private, noise factor); top_k 1 (the audit's
+#: preset) tests one draw, K = 30 the paper's list.
+RANK_GRID = (
+    ("dplp-rank, one draw (K = 1), eps = 0.1", "dplp-rank", 0.1, {}, True, 1.0),
+    ("dplp-rank, one draw, eps = 0.1, noise 100x too small (deliberate fault)", "dplp-rank", 0.1, {}, True, 0.01),
+    ("dplp-rank without noise, one draw", "dplp-rank", 0.1, {}, False, 1.0),
+    ("rank-exponential (AA), one draw, eps = 0.1", "rank-exponential", 0.1, {}, True, 1.0),
+    ("rank-exponential (AA), one draw, eps = 0.1, noise 100x too small (deliberate fault)", "rank-exponential", 0.1,
+     {}, True, 0.01),
+    ("dplp-rank, K = 30, eps_p = 0.1 (list eps = 3)", "dplp-rank", 3.0, {"top_k": 30}, True, 1.0),
+    ("dplp-rank, K = 30, eps_p = 0.1, noise 100x too small (deliberate fault)", "dplp-rank", 3.0, {"top_k": 30},
+     True, 0.01),
+)
+
 HEADER = ("| release | dataset | attack | canaries | claimed eps | lower bound, one run | lower bound, Clopper-Pearson "
           "| TPR / FPR | verdict |")
 
@@ -126,8 +140,8 @@ def _edge_section(args: argparse.Namespace, command: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sections", nargs="+", default=["edge", "dplp", "dpar", "privdpr"],
-                        choices=["edge", "dplp", "dpar", "privdpr"])
+    parser.add_argument("--sections", nargs="+", default=["edge", "dplp", "dpar", "privdpr", "rank"],
+                        choices=["edge", "dplp", "dpar", "privdpr", "rank"])
     parser.add_argument("--datasets", nargs="+", default=["cora", "citeseer"])
     parser.add_argument("--canaries", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=0)
@@ -141,6 +155,8 @@ def main() -> None:
     parser.add_argument("--dpar-canaries", type=int, default=1000)
     parser.add_argument("--dpar-epochs", type=int, default=50)
     parser.add_argument("--privdpr-datasets", nargs="*", default=["cora"])
+    parser.add_argument("--rank-datasets", nargs="*", default=["yeast", "cora"])
+    parser.add_argument("--rank-canaries", type=int, default=1000)
     parser.add_argument("--out-dir", type=Path, default=Path("docs/reproduction"))
     args = parser.parse_args()
     import torch
@@ -174,6 +190,13 @@ def main() -> None:
                  for name in args.privdpr_datasets for label, a, e, p, factor in PRIVDPR_GRID]
         _section(args.out_dir / "audit-privdpr.md", base.format(seed=args.seed, section="privdpr")
                  + f"--privdpr-datasets {' '.join(args.privdpr_datasets)}", cases)
+    if "rank" in args.sections:
+        cases = [(label, name, (lambda f, m=m, d=name, e=e, o=o, p=p: run_audit(
+                     m, load(d), epsilon=e, canaries=args.rank_canaries, seed=args.seed, settings=o, private=p,
+                     noise_scale=f)), factor)
+                 for name in args.rank_datasets for label, m, e, o, p, factor in RANK_GRID]
+        _section(args.out_dir / "audit-rank.md", base.format(seed=args.seed, section="rank")
+                 + f"--rank-datasets {' '.join(args.rank_datasets)} --rank-canaries {args.rank_canaries}", cases)
 
 
 if __name__ == "__main__":

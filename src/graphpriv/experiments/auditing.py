@@ -16,6 +16,7 @@ from graphpriv.audit.registry import audit as audit_estimator
 from graphpriv.audit.statistics import AuditReport
 from graphpriv.data.validation import check_seed
 from graphpriv.errors import ConfigError, PrivacyError
+from graphpriv.evaluation.ranking import RANK_VARIANTS
 from graphpriv.experiments.registry import ESTIMATORS, is_private, make_config, make_estimator, method_spec
 from graphpriv.privacy.accountant import MAX_EPSILON, check_epsilon
 
@@ -28,6 +29,13 @@ AUDITABLE: tuple[str, ...] = tuple(m for m, cls in ESTIMATORS.items() if cls in 
 #: steps with the noise scaled to 0).
 _NON_PRIVATE_TWIN = {"dpar-em0": "dpar-nodp", "dpar-em1": "dpar-nodp", "dpar-gm": "dpar-nodp", "privdpr": "dpr",
                      "dp-mlp": "mlp"}
+
+
+def _claims_privacy(method: str) -> bool:
+    """Whether the preset of ``method`` claims a guarantee (ranking ids: their noise is not ``none``)."""
+    if method in RANK_VARIANTS:
+        return RANK_VARIANTS[method][1] != "none"
+    return is_private(method, make_config(method, {}))
 
 
 def check_audit_options(method: str, *, epsilon: float, canaries: int | None, seed: int, epochs: int | None,
@@ -44,7 +52,7 @@ def check_audit_options(method: str, *, epsilon: float, canaries: int | None, se
     """
     if method not in AUDITABLE:
         raise ConfigError(f"no audit covers {method!r}; audited: {', '.join(AUDITABLE)}")
-    if private and not is_private(method, make_config(method, {})):
+    if private and not _claims_privacy(method):
         twins = [m for m, twin in _NON_PRIVATE_TWIN.items() if twin == method]
         raise ConfigError(f"{method} is non-private: it claims no epsilon, so an audit has nothing to test; add "
                           f"--non-private to measure how much it leaks"
@@ -56,6 +64,9 @@ def check_audit_options(method: str, *, epsilon: float, canaries: int | None, se
                           "left-out canaries")
     if epochs is not None and epochs < 1:
         raise ConfigError(f"--epochs must be at least 1 (got {epochs})")
+    if epochs is not None and "epochs" not in method_spec(method).config_cls.model_fields:
+        raise ConfigError(f"--epochs sets a training length {method} does not have (its settings: --set "
+                          "lin_epochs=..., umnn_epochs=... for DPLP-rank)")
     if ratio is not None and "ratio" not in method_spec(method).config_cls.model_fields:
         raise ConfigError(f"--ratio is random-perturb's perturbation ratio; {method} has none")
     if ratio is not None and not 0 <= ratio < 1:
@@ -76,7 +87,8 @@ def run_audit(method: str, data: Data, *, epsilon: float = 1.0, canaries: int | 
     ``epsilon`` (private methods), ``epochs``, ``ratio`` and ``settings``.
 
     Args:
-        method: an id of :data:`AUDITABLE`. epsilon: the target the method is calibrated to.
+        method: an id of :data:`AUDITABLE`. epsilon: the target the method is calibrated to
+            (DPLP-rank: the epsilon of one top-K list, so epsilon_p = epsilon / K).
         canaries: m (None: the audit's default). epochs: training epochs (None: the audit's preset).
         ratio: random-perturb's perturbation ratio (None: the method's). private: False audits
             the method without noise (DPAR as ``dpar-nodp``, PrivDPR as ``dpr``, the others with
@@ -101,6 +113,9 @@ def run_audit(method: str, data: Data, *, epsilon: float = 1.0, canaries: int | 
     overrides: dict[str, Any] = {k: v for k, v in entry.preset.items() if k in fields}
     if "epsilon" in fields:
         overrides["epsilon"] = epsilon
+    elif "epsilon_p" in fields:  # a top-K list costs K epsilon_p: the list's claim is --epsilon
+        top_k = {**overrides, **(settings or {})}.get("top_k", make_config(run_id, {}).top_k)
+        overrides["epsilon_p"] = epsilon / top_k
     if epochs is not None:
         overrides["epochs"] = epochs
     if ratio is not None:

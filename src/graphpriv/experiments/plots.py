@@ -121,7 +121,7 @@ def plot_curves(store: ResultStore, curves: list[tuple[str, str, dict]], dataset
     return _save(fig, out)
 
 
-#: The knob each publishing method sweeps (specs/ppgsl.md "Protocol").
+#: The knob each publishing method sweeps (alpha for PPGSL, the baseline's own knob otherwise).
 KNOBS = {"ppgsl": "alpha", "random-perturb": "ratio", "dice": "ratio", "edgerand": "epsilon", "lapgraph": "epsilon"}
 
 

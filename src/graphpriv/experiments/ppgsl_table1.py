@@ -2,7 +2,11 @@
 
 ``python -m graphpriv.experiments.ppgsl_table1 --seeds 5 --out docs/reproduction/ppgsl-table1.md``
 
-Protocol (PPGSL Sec. I and V-A.1, specs/common.md): 10% of the edges, chosen at random, are hidden
+Source: Wu, Yang, Han, Wang, Wu, "Learning-based Privacy-Preserving Graph Publishing Against
+Sensitive Link Inference Attacks" (IEEE TKDE 2025), Sec. I, Table I.
+
+Protocol (the paper's Sec. V-A.1, as in :mod:`graphpriv.attacks.protocol`): 10% of the edges,
+chosen at random, are hidden
 (E_s) and a disjoint 10% are held out as link-prediction test edges; the visible graph is G minus
 both (the graph a publisher starts from). The paper's values are matched only with both removed;
 ``--test-ratio 0`` gives the E_s-only variant (shorter distances, fewer disconnected pairs). Pair types: visible links (the visible edges), hidden links (E_s)

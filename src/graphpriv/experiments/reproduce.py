@@ -24,7 +24,7 @@ from graphpriv.experiments.tables import TABLES, TableSpec, run_table, to_markdo
 
 __all__ = ["ALIASES", "QUICK", "quick_spec", "reproduce", "table_runs", "update_block"]
 
-#: The papers' table names, as the issues call them, for graphpriv's grids.
+#: The papers' table names (method and table number) as aliases of graphpriv's grids.
 ALIASES = {"dplp-subgraph-table2": "dplp-table2", "dplp-subgraph-table3": "dplp-table3",
            "dplp-subgraph-table4": "dplp-table4", "privdpr-table2": "privdpr-s", "privdpr-table3": "privdpr-d",
            "privdpr-table4": "privdpr-lp", "privdpr-table5": "privdpr-lp", "privdpr-table6": "privdpr-nc"}

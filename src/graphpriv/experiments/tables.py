@@ -70,7 +70,7 @@ def _paper(*values: float) -> dict:
 
 _PS = {d: s for d, s in DPLP_SETTINGS.items()}
 _PUBLISH = {"attacks": "cn,aa,ra,gae-sim"}
-#: Issue 5's datasets; PPGSL's alpha grid spans 1e-6..1e-3 because the useful alpha shrinks with
+#: The PPGSL paper's six datasets; PPGSL's alpha grid spans 1e-6..1e-3 because the useful alpha shrinks with
 #: the graph (L_priv is a mean over E_s, L_util a sum over entries; docs/ppgsl.md).
 PPGSL_DATASETS = ("cora", "citeseer", "polblogs", "lastfm_asia", "pubmed", "deezer_europe")
 PPGSL_ALPHAS = (0.0, 1e-6, 1e-5, 2e-5, 5e-5, 1e-4, 1e-3)  # 2e-5, 5e-5: between strong and weak
@@ -119,7 +119,7 @@ def _rank_sweep_rows(base: str) -> tuple[Row, ...]:
     return tuple(rows)
 
 
-#: PrivDPR (issue 7): datasets and the paper's LP AUC (x 100) at eps 0.1 and 3.2 (specs/privdpr.md).
+#: PrivDPR: datasets and the paper's LP AUC (x 100) at eps 0.1 and 3.2 (its Tables 4 and 5).
 PRIVDPR_DATASETS = ("cora", "citeseer", "p2p_gnutella08", "chicago")
 PRIVDPR_EPSILONS = (0.1, 0.2, 0.4, 0.8, 1.6, 3.2)
 _PRIVDPR_PAPER = {0.1: (50.66, 50.99, 50.84, 50.20), 3.2: (55.35, 56.58, 59.86, 57.38)}
@@ -134,7 +134,7 @@ _PRIVDPR_TC_S = {2: (99.26, 99.23, 95.91, 99.13), 4: (99.14, 99.44, 95.93, 99.01
 _PRIVDPR_TC_D = {64: (98.93, 99.36, 95.57, 99.38), 128: (99.20, 99.23, 95.32, 99.26),
                  256: (99.05, 99.44, 95.47, 98.57), 512: (99.14, 99.36, 96.16, 99.32)}
 
-#: DPAR (issue 8): datasets with node features (the lastfm_asia mirror has none), epsilons, and the
+#: DPAR: datasets with node features (the lastfm_asia mirror has none), epsilons, and the
 #: delta of each (~1 / training nodes; the paper's 2e-3 on Cora-ML).
 DPAR_DATASETS = ("cora_ml", "cora", "citeseer")
 DPAR_EPSILONS = (1.0, 4.0, 8.0, 16.0)
@@ -179,31 +179,36 @@ _PUBLISH_BASELINES = (
           max_seeds={"pubmed": 0, "deezer_europe": 0} if e < 6 else {}) for e in (8.0, 6.0, 4.0)),
     *(Row(f"LapGraph, epsilon = {e:g}", "lapgraph", {**_PUBLISH, "epsilon": e}) for e in (8.0, 4.0, 1.0)))
 _NS = {d: _ns(s) for d, s in DPLP_SETTINGS.items()}
-_SRC = "papers/000 (Ran et al.)"
+_SRC = "Ran, Ye, Hu, Huang, Xu, Fu, \"Differentially Private Graph Neural Networks for Link Prediction\""
 
 TABLES = {
     "dpar-table1": TableSpec(
         "dpar-table1", "DPAR paper Table 1: test accuracy (%) of node classification, inductive 80/20 split, "
         "node-level DP", DPAR_DATASETS, _dpar_rows(),
-        "papers/004 (Zhang et al., DPAR), Table 1 is illegible in our copy; the text quotes Cora-ML at eps = 1: "
-        "best DPAR 34.21 (specs/dpar.md)",
+        "Zhang, Lee, Ma, Lou, Yang, Xiong, \"DPAR: Decoupled Graph Neural Networks with Node-Level Differential "
+        "Privacy\" (WWW 2024), Table 1 is illegible in our copy; the text (Sec. 4.1) "
+        "quotes Cora-ML at eps = 1: best DPAR 34.21",
         metric="accuracy", raw_columns=_DPAR_EPS_COLUMNS),
     "dpar-k": TableSpec(
-        "dpar-k", "DPAR: test accuracy (%) against K (entries per DP-APPR row), eps = 8 (paper Fig. 5)",
+        "dpar-k", "DPAR: test accuracy (%) against K (entries per DP-APPR row), eps = 8 (paper Fig. 8)",
         ("cora_ml",), _dpar_sweep_rows("k", (2, 4, 8, 16, 32)),
-        "papers/004 (Zhang et al., DPAR), Sec. 5 (effect of K; figure values not legible)",
+        "Zhang, Lee, Ma, Lou, Yang, Xiong, \"DPAR: Decoupled Graph Neural Networks with Node-Level Differential "
+        "Privacy\" (WWW 2024), Sec. 4.3, Fig. 8 (effect of K; figure values not legible)",
         metric="accuracy", raw_columns=_DPAR_EPS_COLUMNS),
     "dpar-lastfm": TableSpec(
         "dpar-lastfm", "DPAR on LastFM Asia with one-hot identity features (the mirror has no features file): "
         "test accuracy (%), eps = 8", ("lastfm_asia_identity",),
         tuple(r for r in _dpar_rows() if r.method in ("mlp", "dpar-nodp") or (
             r.label.startswith("eps = 8:") and ("dp-mlp" in r.label or "GM, paper" in r.label or "one row" in r.label))),
-        "not in the paper (issue 8 names lastfm_asia; specs/datasets.md: identity features)",
+        "not in the paper (LastFM Asia added for breadth; the mirror has no features file, hence identity "
+        "features)",
         metric="accuracy", raw_columns=_DPAR_EPS_COLUMNS),
     "dpar-split": TableSpec(
         "dpar-split", "DPAR: test accuracy (%) against the share of the budget spent on DP-APPR, eps = 8",
         ("cora_ml",), _dpar_sweep_rows("appr_share", (0.1, 0.3, 0.5, 0.7, 0.9)),
-        "papers/004 (Zhang et al., DPAR), Sec. 5 (budget allocation between DP-APPR and DP-SGD)",
+        "Zhang, Lee, Ma, Lou, Yang, Xiong, \"DPAR: Decoupled Graph Neural Networks with Node-Level Differential "
+        "Privacy\" (WWW 2024), Sec. 4.2, Fig. 2 (budget allocation between DP-APPR and "
+        "DP-SGD on Cora-ML)",
         metric="accuracy", raw_columns=_DPAR_EPS_COLUMNS),
     "usair-eps4": TableSpec(
         "usair-eps4", "USAir, test AUC (%), epsilon = 4 (DPLP paper, Table II rows SEAL and DPLP-PS (GCN))",
@@ -247,12 +252,14 @@ TABLES = {
     "dplp-rank-table1": TableSpec(
         "dplp-rank-table1", "DPLP-rank paper Table 1: AUC@K (%), sigma_prot = 0.3, eps_p = 0.1, K = 30",
         RANK_DATASETS, (*_rank_rows("aa"), *_rank_rows("cn"), *_rank_rows("node2vec")),
-        "papers/001 (De & Chakrabarti), Table 1", metric="auc_at_k", columns=("precision_at_k", "auc")),
+        "De & Chakrabarti, \"Differentially Private Link Prediction with Protected Connections\" (AAAI 2021), "
+        "Table 1", metric="auc_at_k", columns=("precision_at_k", "auc")),
     "dplp-rank-sweeps": TableSpec(
         "dplp-rank-sweeps", "DPLP-rank paper Fig. 3 on Yeast: AUC@K (%) against sigma_prot (eps_p = 0.1) and "
         "eps_p (sigma_prot = 0.3), K = 30, rigorous accounting", ("yeast",),
         (*_rank_sweep_rows("aa"), *_rank_sweep_rows("gcn")),
-        "papers/001 (De & Chakrabarti), Fig. 3 (curves only, no numbers in the text)", metric="auc_at_k",
+        "De & Chakrabarti, \"Differentially Private Link Prediction with Protected Connections\" (AAAI 2021), Fig. 3 "
+        "(curves only, no numbers in the text)", metric="auc_at_k",
         columns=("precision_at_k", "auc")),
     "privdpr-lp": TableSpec(
         "privdpr-lp", "PrivDPR: link-prediction AUC (%) of a GAE trained on the synthetic graph (80/20 real edges), "
@@ -265,7 +272,9 @@ TABLES = {
            for e in PRIVDPR_EPSILONS),
          Row("PrivDPR, eps = 3.2, paper accounting", "privdpr", {**_PRIVDPR_EDGES, "epsilon": 3.2, "accounting": "paper"},
              paper=dict(zip(PRIVDPR_DATASETS, _PRIVDPR_PAPER[3.2])))),
-        "papers/003 (Zhang et al., PrivDPR), Tables 4-6 (LP AUC at eps 0.1 and 3.2 quoted in specs/privdpr.md)",
+        "Zhang, Hu, Ye, Xu, \"PrivDPR: Synthetic Graph Publishing with Deep PageRank under Differential Privacy\" "
+        "(KDD 2025), Tables 4-6 (LP AUC at eps 0.1 in Table 4, at 3.2 in "
+        "Table 5)",
         metric="lp_auc", columns=("nc_f1", "err_tc", "err_rede", "err_cpl", "ks"),
         raw_columns=("gradient_norm", "signal_to_noise")),
     "privdpr-nc": TableSpec(
@@ -276,14 +285,15 @@ TABLES = {
                paper=dict(zip(("cora", "citeseer"), _PRIVDPR_NC[e]))) for e in (0.1, 3.2)),
          Row("PrivDPR, eps = 3.2, paper accounting", "privdpr", {**_PRIVDPR_EDGES, "epsilon": 3.2, "accounting": "paper"},
              paper=dict(zip(("cora", "citeseer"), _PRIVDPR_NC[3.2])))),
-        "papers/003 (Zhang et al., PrivDPR), Table 6 (PrivDPR row: Cora 31.85 / 31.88, CiteSeer 22.42 / 22.66 at "
-        "eps 0.1 / 3.2)", metric="nc_f1", columns=("lp_auc",)),
+        "Zhang, Hu, Ye, Xu, \"PrivDPR: Synthetic Graph Publishing with Deep PageRank under Differential Privacy\" "
+        "(KDD 2025), Table 6 (PrivDPR row: Cora 31.85 / 31.88, CiteSeer "
+        "22.42 / 22.66 at eps 0.1 / 3.2)", metric="nc_f1", columns=("lp_auc",)),
     "privdpr-attacks": TableSpec(
         "privdpr-attacks", "Link inference from PrivDPR's synthetic graphs: attack AUC (%) of the training graph's "
         "edges against non-edges (50 = guessing)", PRIVDPR_DATASETS,
         (Row("DPR (no noise)", "dpr", {**_PRIVDPR_EDGES, "attacks": "all"}),
          Row("PrivDPR, eps = 3.2, rigorous", "privdpr", {**_PRIVDPR_EDGES, "epsilon": 3.2, "attacks": "all"})),
-        "not in the paper (issue 7 asks for the attack suite against the synthetic graphs)",
+        "not in the paper (graphpriv attacks the synthetic graphs with PPGSL's attack suite)",
         metric="attack_auc_gae-sim",
         columns=tuple(f"attack_auc_{a}" for a in ("cn", "aa", "ra", "seal", "n2v-sim", "n2v-ml", "gae-ml")) + ("lp_auc",)),
     "privdpr-s": TableSpec(
@@ -291,40 +301,45 @@ TABLES = {
         PRIVDPR_DATASETS,
         tuple(Row(f"s = {s}", "privdpr", {**_PRIVDPR_EDGES, "s": float(s)},
                   paper=dict(zip(PRIVDPR_DATASETS, _PRIVDPR_TC_S[s]))) for s in (2, 4, 6, 8)),
-        "papers/003 (Zhang et al., PrivDPR), Table 2 (paper column: TC; its REDE, CPL and KS rows are in "
-        "docs/privdpr.md)", metric="err_tc", columns=("err_rede", "err_cpl", "ks", "lp_auc")),
+        "Zhang, Hu, Ye, Xu, \"PrivDPR: Synthetic Graph Publishing with Deep PageRank under Differential Privacy\" "
+        "(KDD 2025), Table 2 (paper column: TC; its REDE, CPL and KS rows "
+        "are in docs/privdpr.md)", metric="err_tc", columns=("err_rede", "err_cpl", "ks", "lp_auc")),
     "privdpr-d": TableSpec(
         "privdpr-d", "PrivDPR paper Table 3: structural errors (x 100) against d, eps = 3.2, rigorous accounting",
         PRIVDPR_DATASETS,
         tuple(Row(f"d = {d}", "privdpr", {**_PRIVDPR_EDGES, "d": d},
                   paper=dict(zip(PRIVDPR_DATASETS, _PRIVDPR_TC_D[d]))) for d in (64, 128, 256, 512)),
-        "papers/003 (Zhang et al., PrivDPR), Table 3 (paper column: TC)", metric="err_tc",
+        "Zhang, Hu, Ye, Xu, \"PrivDPR: Synthetic Graph Publishing with Deep PageRank under Differential Privacy\" "
+        "(KDD 2025), Table 3 (paper column: TC)", metric="err_tc",
         columns=("err_rede", "err_cpl", "ks", "lp_auc")),
     "ppgsl-baselines": TableSpec(
         "ppgsl-baselines", "Graph-publishing baselines on Cora: GAE+sim attack AUC (%) on the sensitive links, "
         "heuristic attacks, LP AUC (GAE) and NC micro-F1 (GCN)", ("cora",), _PUBLISH_BASELINES,
-        "papers/002 (Wu et al., PPGSL), Fig. 2 and 3 (curves only, no numbers in the text)",
+        "Wu, Yang, Han, Wang, Wu, \"Learning-based Privacy-Preserving Graph Publishing Against Sensitive Link "
+        "Inference Attacks\" (IEEE TKDE 2025), Fig. 2 and 3 (curves only, no numbers in the text)",
         metric="attack_auc_gae-sim", columns=("attack_auc_cn", "attack_auc_ra", "lp_auc", "nc_f1")),
     "ppgsl-tradeoff": TableSpec(
-        "ppgsl-tradeoff", "PPGSL against the publishing baselines on the six datasets of issue 5: GAE+sim attack "
+        "ppgsl-tradeoff", "PPGSL against the publishing baselines on the paper's six datasets: GAE+sim attack "
         "AUC (%) on the sensitive links, heuristic attacks, LP AUC (GAE) and NC micro-F1 (GCN)", PPGSL_DATASETS,
         (*(Row(f"PPGSL, alpha = {a:g}", "ppgsl", {**_PUBLISH, "alpha": a}) for a in PPGSL_ALPHAS),
          *_PUBLISH_BASELINES),
-        "papers/002 (Wu et al., PPGSL), Fig. 2 and 3 (curves only); target on Cora: attack about 50 at LP about "
-        "81, NC about 73",
+        "Wu, Yang, Han, Wang, Wu, \"Learning-based Privacy-Preserving Graph Publishing Against Sensitive Link "
+        "Inference Attacks\" (IEEE TKDE 2025), Fig. 2 and 3 (curves only); target on Cora: attack "
+        "about 50 at LP about 81, NC about 73",
         metric="attack_auc_gae-sim", columns=("attack_auc_cn", "attack_auc_ra", "lp_auc", "nc_f1")),
     "ppgsl-attacks": TableSpec(
         "ppgsl-attacks", "All eight attacks (AUC %) against the unperturbed input and PPGSL at alpha = 0 "
         "(sparse, k = 1, mu = 50, SITP)", PPGSL_DATASETS,
         (Row("Published input graph (no perturbation)", "random-perturb", {"attacks": "all", "ratio": 0.0}),
          Row("PPGSL, alpha = 0", "ppgsl", {"attacks": "all", "alpha": 0.0})),
-        "papers/002 (Wu et al., PPGSL), Fig. 2-4 (curves only); target on Cora: GAE+sim about 50, most attacks "
-        "near 50",
+        "Wu, Yang, Han, Wang, Wu, \"Learning-based Privacy-Preserving Graph Publishing Against Sensitive Link "
+        "Inference Attacks\" (IEEE TKDE 2025), Fig. 2-4 (curves only); target on Cora: GAE+sim about "
+        "50, most attacks near 50",
         metric="attack_auc_gae-sim",
         columns=tuple(f"attack_auc_{a}" for a in ("cn", "aa", "ra", "seal", "n2v-sim", "n2v-ml", "gae-ml"))
         + ("lp_auc", "nc_f1")),
     "ppgsl-ablations": TableSpec(
-        "ppgsl-ablations", "PPGSL ablations on Cora at alpha = 1e-4 (issue 5): GAE+sim attack AUC (%)", ("cora",),
+        "ppgsl-ablations", "PPGSL ablations on Cora at alpha = 1e-4: GAE+sim attack AUC (%)", ("cora",),
         (*(Row(f"sparse, k = {k}", "ppgsl", {**_PUBLISH, "alpha": 1e-4, "k": k}) for k in (0, 1, 5)),
          Row("FGP", "ppgsl", {**_PUBLISH, "alpha": 1e-4, "parameterization": "fgp"}),
          *(Row(f"mu = {mu}", "ppgsl", {**_PUBLISH, "alpha": 1e-4, "mu": mu}) for mu in (10, 1)),
@@ -333,7 +348,8 @@ TABLES = {
          # the feature-leakage diagnostic: the same graphs released without X
          Row("no X released: input graph", "random-perturb", {**_PUBLISH, "ratio": 0.0, "use_features": False}),
          Row("no X released: PPGSL, alpha = 0", "ppgsl", {**_PUBLISH, "alpha": 0.0, "use_features": False})),
-        "papers/002 (Wu et al., PPGSL), Sec. V-B (ablations shown as figures)",
+        "Wu, Yang, Han, Wang, Wu, \"Learning-based Privacy-Preserving Graph Publishing Against Sensitive Link "
+        "Inference Attacks\" (IEEE TKDE 2025), Sec. V-B (ablations shown as figures)",
         metric="attack_auc_gae-sim", columns=("attack_auc_cn", "attack_auc_ra", "lp_auc", "nc_f1")),
 }
 

@@ -1,7 +1,7 @@
 """Empirical dependency level: how many training subgraphs contain each edge.
 
 The proven bound M (:mod:`graphpriv.privacy.sensitivity`) must dominate the empirical maximum on
-every graph; a violation is a bug and fails loudly (specs/dplp-subgraph.md).
+every graph; a violation is a bug and fails loudly (docs/privacy-dplp.md, step 3).
 """
 
 from __future__ import annotations

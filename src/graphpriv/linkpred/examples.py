@@ -1,4 +1,10 @@
-"""Training links for DPLP: the projected edges and degree-capped negatives (specs/dplp-subgraph.md, step 2)."""
+"""Training links for DPLP: the projected edges and degree-capped negatives.
+
+Source: DPLP (Ran, Ye, Hu, Huang, Xu, Fu, "Differentially Private Graph Neural Networks for Link
+Prediction"), Sec. IV-B.1 and Algorithm 1 (lambda |N_1(v)| negatives per node v). At most
+floor(lambda theta) negatives touch any node: the dependency bound assumes it (docs/privacy-dplp.md,
+step 2).
+"""
 
 from __future__ import annotations
 

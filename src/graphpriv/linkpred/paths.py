@@ -1,9 +1,10 @@
 """Path subgraphs: every edge on a simple u–v path of length 2..k, the edge (u, v) excluded.
 
-Source: DPLP (Ran et al.), Definition 6; specs/dplp-subgraph.md step 3. The reference
-implementation calls networkx ``all_simple_paths`` per link; this one runs a compiled depth-first
-search per link, pruned by BFS distances to v (computed with u removed), and marks the edges of
-every path that reaches v — the same edge sets, enumerated without Python objects.
+Source: DPLP (Ran, Ye, Hu, Huang, Xu, Fu, "Differentially Private Graph Neural Networks for Link
+Prediction"), Sec. V-A, Definition 6. The reference implementation calls networkx
+``all_simple_paths`` per link; this one runs a compiled depth-first search per link, pruned by BFS
+distances to v (computed with u removed), and marks the edges of every path that reaches v — the
+same edge sets, enumerated without Python objects.
 """
 
 from __future__ import annotations

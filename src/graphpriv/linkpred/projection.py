@@ -1,4 +1,8 @@
-"""Degree projection G -> G^theta (DPLP, Ran et al., Sec. IV-A; specs/dplp-subgraph.md step 1)."""
+"""Degree projection G -> G^theta.
+
+Source: DPLP (Ran, Ye, Hu, Huang, Xu, Fu, "Differentially Private Graph Neural Networks for Link
+Prediction"), Sec. IV-B.1 and Algorithm 1, lines 9-15 (PROJECTION).
+"""
 
 from __future__ import annotations
 

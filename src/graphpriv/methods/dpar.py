@@ -4,8 +4,8 @@
 DP-APPR rows drawn by the exponential mechanism with 1/K values, with Laplace values, or by the
 Gaussian mechanism: node-level (eps, delta)-DP, the neighbouring graphs differing by one node added
 or removed with its features, label and edges) or ``exact`` (the exact top-K APPR rows, no noise,
-no DP). Source: Zhang, Ma, Xu, Lou, "Towards differentially private graph neural networks via
-personalized PageRank" (DPAR, WWW 2024), Algorithms 1-3.
+no DP). Source: Zhang, Lee, Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with
+Node-Level Differential Privacy" (WWW 2024), Algorithms 1-3.
 
 ``fit`` on the training nodes of the graph it is given: each training node kept with probability
 q' (``node_rate``); M seeds uniform from the sample; their APPR vectors on the sample's induced
@@ -117,8 +117,8 @@ def check_appr(appr: object, *, private: bool | None = None) -> str:
 
 
 class DPARClassifier(NodeClassifier):
-    """DPAR (Zhang, Ma, Xu, Lou, "Towards differentially private graph neural networks via
-    personalized PageRank", WWW 2024, Algorithms 1-3) as an estimator.
+    """DPAR (Zhang, Lee, Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with
+    Node-Level Differential Privacy", WWW 2024, Algorithms 1-3) as an estimator.
 
     Privacy: with ``private=True`` and ``appr`` in ``em0``, ``em1``, ``gm``, ``fit`` is node-level
     (eps, delta)-DP for the training graph it is given: neighbouring graphs differ by one node added

@@ -49,6 +49,7 @@ from graphpriv.methods.estimator import Estimator
 from graphpriv.nn.monotone import PowerTransform, UMNNTransform, apply_transform
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.events import PureDpEvent
+from graphpriv.privacy.hooks import AuditHook, noise_scale_of
 from graphpriv.privacy.mechanisms import (
     gumbel_noise,
     laplace_noise,
@@ -76,7 +77,8 @@ VARIANTS: tuple[tuple[str, str], ...] = (("umnn", "gumbel"), ("power", "gumbel")
 
 
 class RankConfig(MethodConfig):
-    """The protocol and mechanism every ranking method shares (specs/dplp-rank.md defaults)."""
+    """The protocol and mechanism every ranking method shares (defaults: De & Chakrabarti, "Differentially
+    Private Link Prediction with Protected Connections", AAAI 2021, Sec. 6, and docs/dplp_rank.md)."""
 
     base: Literal["cn", "aa", "jc", "pa", "node2vec", "gcn"] = Field("aa", description="base LP score")
     sigma_prot: float = Field(0.3, ge=0, le=1, description="share of edges protected")
@@ -281,7 +283,7 @@ class DPLPRanker(Estimator):
     """
 
     config_cls = DPLPRankConfig
-    _fitted_private = ("_scorer", "_rng", "_notes")
+    _fitted_private = ("_scorer", "_rng", "_notes", "_noise_fault")
 
     def __init__(self, transform: str = "umnn", noise: str = "gumbel", random_state: int | None = None,
                  **params: Any) -> None:
@@ -311,7 +313,8 @@ class DPLPRanker(Estimator):
 
     # -- fit ----------------------------------------------------------------------------------------
 
-    def fit(self, data: RankingSplit | Data, progress: Progress = no_progress) -> DPLPRanker:
+    def fit(self, data: RankingSplit | Data, progress: Progress = no_progress, *,
+            audit_hook: AuditHook | None = None) -> DPLPRanker:
         """Build the scorer and (DPLP) train f on one split.
 
         A graph is split here first: a random ``sigma_prot`` share of the edges, chosen by
@@ -328,6 +331,14 @@ class DPLPRanker(Estimator):
                 :func:`~graphpriv.ranking.protocol.ranking_split` (``sigma_prot``,
                 ``query_fraction``, ``holdout`` of the config, seed ``random_state``).
             progress: called by the transform's training, once per step.
+            audit_hook: for a privacy audit only (:mod:`graphpriv.audit.ranking`): its
+                ``noise_scale`` multiplies the ranking noise of every later :meth:`recommend` of
+                this fit (the Gumbel scale, the Laplace scale, the staircase's sensitivity) while
+                the ledger still spends eps_p per draw (a deliberate fault; 0: the same rankings
+                without noise). The transform's training noise (a term of its loss, on public
+                pairs in rigorous mode) is not scaled, and the factor is not saved (a loaded
+                ranker draws the calibrated noise). Canaries are refused (the ranking is audited
+                with canary protected pairs in the data). None (default) for a real fit.
 
         Returns:
             ``self``, fitted; everything of an earlier fit is replaced: the noise generator is
@@ -336,8 +347,11 @@ class DPLPRanker(Estimator):
 
         Raises:
             DatasetError: a malformed graph or no usable query. ConfigError: PA without a degree
-                cap (at construction).
+                cap (at construction), a hook that is not an AuditHook or carries canaries.
         """
+        if audit_hook is not None and (not isinstance(audit_hook, AuditHook) or audit_hook.canaries is not None):
+            raise ConfigError("audit_hook must be a graphpriv.privacy.hooks.AuditHook without canaries for "
+                              "DPLPRanker (its rankings are audited with canary protected pairs in the data)")
         config, seed, timer = self._config, self.random_state, Timer()
         notes: list[str] = []
         if not isinstance(data, RankingSplit):
@@ -379,6 +393,7 @@ class DPLPRanker(Estimator):
         self.draws_ = np.zeros(split.num_nodes, dtype=np.int64)
         self.info_, self.timings_ = info, dict(timer.timings)
         self._scorer, self._rng, self._notes = scorer, rng, notes
+        self._noise_fault = noise_scale_of(audit_hook)
         self.ledger_ = self._new_ledger()
         return self._fitted(None)
 
@@ -492,7 +507,7 @@ class DPLPRanker(Estimator):
 
     def _noisy_order(self, queries: np.ndarray, ptr: np.ndarray, nodes: np.ndarray,
                      k: int) -> tuple[np.ndarray, np.ndarray]:
-        config, rng, size = self._config, self._rng, nodes.size
+        config, rng, size, fault = self._config, self._rng, nodes.size, self._noise_fault
         s = self._scorer(np.repeat(queries, np.diff(ptr)), nodes)
         if self.noise == "gumbel":
             if self.transform_ is not None:
@@ -500,11 +515,11 @@ class DPLPRanker(Estimator):
                     # f is monotone, but its quadrature is only up to ~1e-6 of its range: clamping to
                     # [f(0), f(1)] keeps every utility inside the range the sensitivity assumes
                     s = apply_transform(self.transform_, s).clip(self.f_range_[0], self.f_range_[1])
-            noisy = s + gumbel_noise(size, self.noise_scale_, rng)
+            noisy = s + gumbel_noise(size, self.noise_scale_ * fault, rng)
         elif self.noise == "laplace":
-            noisy = s + laplace_noise(size, 1.0 / config.epsilon_p, rng)
+            noisy = s + laplace_noise(size, fault / config.epsilon_p, rng)
         elif self.noise == "staircase":
-            noisy = s + staircase_noise(size, epsilon=config.epsilon_p, sensitivity=1.0, rng=rng)
+            noisy = s + staircase_noise(size, epsilon=config.epsilon_p, sensitivity=fault, rng=rng)
         else:
             noisy = s
         order = rank_within_queries(ptr, noisy, rng)
@@ -627,6 +642,7 @@ class DPLPRanker(Estimator):
         self.draws_ = draws.astype(np.int64)
         self.info_, self.timings_ = json.loads(state["info"]), dict(state["timings"])
         self._scorer, self._rng, self._notes = _Scorer(config, adj, classifier), rng, list(state["notes"])
+        self._noise_fault = 1.0  # an audit's fault is never saved
         self.ledger_ = self._new_ledger()
         if (worst := int(self.draws_.max(initial=0))) and self.noise != "none":
             self.ledger_.spend(PureDpEvent(config.epsilon_p), phase="ranking", count=worst)

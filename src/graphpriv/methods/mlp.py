@@ -1,9 +1,9 @@
 """Feature-only node classifier: :class:`MLPClassifier` (``private=True``: DP-SGD, DPAR's
 "Features" baseline, method id ``dp-mlp``; ``private=False``: plain training, id ``mlp``).
 
-Source: Zhang, Ma, Xu, Lou, "Towards differentially private graph neural networks via personalized
-PageRank" (DPAR, WWW 2024), Sec. 5 baselines ("Features": DP-SGD on the node features alone, no
-graph). DPAR's 2-layer MLP (hidden 32), optimiser and epochs, but every training node is used (no
+Source: Zhang, Lee, Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level
+Differential Privacy" (WWW 2024), Sec. 4 baselines ("Features": DP-SGD on the node features
+alone, no graph). DPAR's 2-layer MLP (hidden 32), optimiser and epochs, but every training node is used (no
 q' node sampling) and prediction uses no edges. One node's data reaches one training example (its
 own row), so the private fit is node-level (eps, delta)-DP (neighbouring graphs differ by one node
 added or removed) by ordinary Poisson DP-SGD: noise std z C, RDP of
@@ -74,7 +74,7 @@ def calibrated_noise_epsilon(noise_multiplier: float, steps: int, rate: float, n
 
 
 class MLPClassifier(NodeClassifier):
-    """A 2-layer MLP on node features alone (DPAR's "Features" baseline, WWW 2024, Sec. 5), as an
+    """A 2-layer MLP on node features alone (DPAR's "Features" baseline, WWW 2024, Sec. 4), as an
     estimator.
 
     Privacy: ``private=True`` (default): ``fit`` is node-level (eps, delta)-DP for the training

@@ -4,9 +4,9 @@ with personalized-PageRank propagation, and the DP-SGD over training rows both e
 :class:`NodeClassifier` is the base of :class:`~graphpriv.methods.dpar.DPARClassifier` (rows: DPAR's
 Pi) and :class:`~graphpriv.methods.mlp.MLPClassifier` (rows: one per training node); :func:`train_rows`
 is their training (DP-SGD with per-row clipping and Poisson batches, ghost clipping for the sum),
-:func:`steps_and_rate` their schedule. Source: Zhang, Ma, Xu, Lou, "Towards differentially private
-graph neural networks via personalized PageRank" (DPAR, WWW 2024), Sec. 4 (decoupled f_theta and
-propagation) and Algorithm 3 (DP-SGD over the rows of Pi).
+:func:`steps_and_rate` their schedule. Source: Zhang, Lee, Ma, Lou, Yang, Xiong, "DPAR: Decoupled
+Graph Neural Networks with Node-Level Differential Privacy" (WWW 2024), Sec. 3.2 and Algorithm 2
+(decoupled f_theta, DP-SGD over the rows of Pi) and Sec. 4, "Inference Phase" (propagation).
 """
 
 from __future__ import annotations

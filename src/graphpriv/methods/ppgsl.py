@@ -1,7 +1,7 @@
 """``ppgsl``: learned graph publishing against sensitive link inference, as an estimator.
 
-Source: Wu, Yang, Han, Wang, Wu, "Privacy-preserving graph structure learning against sensitive
-link inference attacks" (IEEE TKDE 2025), Sec. III (Eq. 5-11, Algorithm 1); the learner is
+Source: Wu, Yang, Han, Wang, Wu, "Learning-based Privacy-Preserving Graph Publishing Against
+Sensitive Link Inference Attacks" (IEEE TKDE 2025), Sec. III (Eq. 5-11, Algorithm 1); the learner is
 :func:`graphpriv.publishing.ppgsl.ppgsl`. :class:`PPGSL` releases a graph from the publisher's
 graph and the sensitive links it protects; the sensitive-link protocol that attacks the release
 and measures its utility is :func:`graphpriv.evaluation.publishing.run_ppgsl`. No DP guarantee
@@ -48,8 +48,8 @@ class PPGSLConfig(PublishConfig):
 class PPGSL(GraphPublisher):
     """PPGSL: learn a graph A' against a surrogate link-inference attacker, release A'' ~ Bernoulli(A').
 
-    Source: Wu et al., "Privacy-preserving graph structure learning against sensitive link
-    inference attacks" (IEEE TKDE 2025), Sec. III: the learner H_theta (sparse or full-graph
+    Source: Wu et al., "Learning-based Privacy-Preserving Graph Publishing Against Sensitive Link
+    Inference Attacks" (IEEE TKDE 2025), Sec. III: the learner H_theta (sparse or full-graph
     parameterization, Eq. 6), the surrogate GCN attacker (Eq. 5), the loss L_priv + alpha L_util
     (Eq. 7-9), the SITP or ADV schedule (Eq. 10-11), Bernoulli sampling (Sec. III-B.5). No
     differential-privacy guarantee: ``privacy_report_`` is None.

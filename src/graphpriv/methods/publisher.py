@@ -2,8 +2,9 @@
 it as PyG ``Data``) and :class:`PublishConfig` (what every publishing method shares).
 
 The publishers are :mod:`graphpriv.methods.publishing` (RandomPerturb, DICE, EdgeRand, LapGraph)
-and :mod:`graphpriv.methods.ppgsl` (PPGSL); source: Wu, Yang, Han, Wang, Wu, "Privacy-preserving
-graph structure learning against sensitive link inference attacks" (IEEE TKDE 2025), Sec. V-A.4.
+and :mod:`graphpriv.methods.ppgsl` (PPGSL); source: Wu, Yang, Han, Wang, Wu, "Learning-based
+Privacy-Preserving Graph Publishing Against Sensitive Link Inference Attacks" (IEEE TKDE 2025),
+Sec. V-A.4.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Structural statistics of undirected graphs and the errors PrivDPR is evaluated with.
 
-Source: Zhang et al., "PrivDPR" (KDD 2025), Sec. 5.1 "Graph Utility Metrics" (the eight metrics
-TC, WC, CC, REDE, CPL, diameter, LCC, degree distribution); specs/privdpr.md "Evaluation".
+Source: Zhang, Hu, Ye, Xu, "PrivDPR: Synthetic Graph Publishing with Deep PageRank under
+Differential Privacy" (KDD 2025), Sec. 6 "Graph Utility Metrics" and App. E (the eight metrics
+TC, WC, CC, REDE, CPL, diameter, LCC, degree distribution).
 
 Every function takes a symmetric ``[N, N]`` scipy sparse adjacency: any stored nonzero off the
 diagonal is an edge, the diagonal (self-loops) and the values are ignored. Counts are exact. Path

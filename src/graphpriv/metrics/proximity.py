@@ -1,8 +1,8 @@
 """Structural proximity of node pairs: shortest-path length and disconnection (PPGSL Table I).
 
-Source: Wu et al., "Privacy-preserving graph structure learning against sensitive link inference"
-(TKDE 2025), Sec. I, Table I: node pairs with hidden links are much closer in the visible graph
-than unlinked pairs, which is why link-inference attacks work.
+Source: Wu et al., "Learning-based Privacy-Preserving Graph Publishing Against Sensitive Link
+Inference Attacks" (IEEE TKDE 2025), Sec. I, Table I: node pairs with hidden links are much closer
+in the visible graph than unlinked pairs, which is why link-inference attacks work.
 """
 
 from __future__ import annotations

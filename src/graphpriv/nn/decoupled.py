@@ -1,9 +1,10 @@
 """DPAR's decoupled model: an MLP on features, aggregated by the rows of a (DP) APPR matrix.
 
-Source: Zhang et al., DPAR (WWW 2024), Eq. 1 and Sec. 4.3 (after PPRGo, Bojchevski et al., KDD
-2020): the prediction for training node v is softmax(sum_u Pi[v, u] f_theta(x_u)); at inference
-the test graph propagates f_theta(X_test) for P steps, Theta <- (1 - alpha) D^-1 A Theta + alpha H
-(self-loops added), with PyG's APPNP layer. specs/dpar.md steps 5 and 7.
+Source: Zhang, Lee, Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level
+Differential Privacy" (WWW 2024), Eq. 1 and Sec. 3 (after PPRGo, Bojchevski et al., KDD 2020): the
+prediction for training node v is softmax(sum_u Pi[v, u] f_theta(x_u)); at inference ("Inference
+Phase") the test graph propagates f_theta(X_test) for P steps, Theta <- (1 - alpha) D^-1 A Theta +
+alpha H (self-loops added), with PyG's APPNP layer.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 PyG's :class:`torch_geometric.nn.GAE` with the 2-layer GCN encoder of :mod:`graphpriv.nn.gcn`,
 trained by its reconstruction loss (inner-product decoder, one uniformly sampled negative per
 positive undirected edge per epoch). Used for the link-prediction utility of a published graph and by the
-GAE+sim / GAE+ML attacks (specs/ppgsl.md).
+GAE+sim / GAE+ML attacks (Wu, Yang, Han, Wang, Wu, "Learning-based Privacy-Preserving Graph
+Publishing Against Sensitive Link Inference Attacks", IEEE TKDE 2025, Sec. V-A.2 and V-A.3).
 """
 
 from __future__ import annotations

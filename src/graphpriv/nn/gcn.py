@@ -1,7 +1,9 @@
 """Two-layer GCN encoder and node classifier (Kipf & Welling, ICLR 2017), built on PyG's GCNConv.
 
 Used by the GAE (link-prediction utility, GAE attacks) and by the node-classification utility of
-the sensitive-link protocol (specs/common.md, specs/ppgsl.md "Protocol").
+the sensitive-link protocol (:mod:`graphpriv.attacks.protocol`; Wu, Yang, Han, Wang, Wu,
+"Learning-based Privacy-Preserving Graph Publishing Against Sensitive Link Inference Attacks",
+IEEE TKDE 2025, Sec. V-A.3).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Subgraph GNN link predictors: DRNL embedding -> GNN layers -> readout -> logit.
 
-Source: DPLP (Ran et al.), Sec. IV and VII-A ("hidden 32, ReLU, dropout"; Table III backbones);
-SEAL's labelling trick (Zhang & Chen, NeurIPS 2018); DGCNN (Zhang, Cui, Neumann, Chen, AAAI 2018);
-specs/dplp-subgraph.md step 5. Batches are dense and padded
+Source: DPLP (Ran, Ye, Hu, Huang, Xu, Fu, "Differentially Private Graph Neural Networks for Link
+Prediction"), Sec. IV and VII-A ("hidden 32, ReLU, dropout"; Table III backbones); SEAL's
+labelling trick (Zhang & Chen, NeurIPS 2018); DGCNN (Zhang, Cui, Neumann, Chen, AAAI 2018).
+Batches are dense and padded
 (:func:`graphpriv.linkpred.subgraphs.collate_dense`) so that the forward runs on one example at a
 time under ``torch.func.vmap`` for per-subgraph DP-SGD; layers are PyG's dense convolutions.
 """

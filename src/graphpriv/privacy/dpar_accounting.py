@@ -1,9 +1,10 @@
 """DPAR's privacy accounting: DP-APPR rows, DP-SGD, node subsampling; rigorous and paper modes.
 
-Source: Zhang et al., "Towards differentially private graph neural networks via personalized
-PageRank" (DPAR, WWW 2024), Theorems 1-2 and Algorithm 2; specs/dpar.md "Accounting";
-docs/dpar.md "Sensitivity of the DP-SGD phase" (graphpriv's decision where the spec's r C is not
-a bound).
+Source: Zhang, Lee, Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level
+Differential Privacy" (WWW 2024), Sec. 3.1-3.2, Theorems 1-2 and Algorithm 2. Where the paper's
+analysis is not a bound (a node's effect on a DP-SGD step is not r C; GM rows have sensitivity
+2 C1; node sampling amplifies eps to ln(1 + q'(e^eps - 1)), not q' eps), rigorous mode departs
+from it: docs/dpar.md, "Privacy".
 
 Neighbouring relation: node-level add/remove (one node with its features, label and edges) on the
 training graph. Flow: each training node is kept with probability q' (Poisson); on the sample,

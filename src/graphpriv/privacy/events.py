@@ -25,7 +25,7 @@ class HypergeometricGroupGaussianDpEvent(dp_event.DpEvent):
         eps(alpha) = 1/(alpha-1) log sum_r P[r] exp(alpha (alpha-1) / (2 z^2) (r / K_b)^2).
 
     Source: Daigavane et al., "Node-level differentially private graph neural networks" (2021),
-    Theorem 1; used for DPLP-subgraph in specs/dplp-subgraph.md ("Accounting").
+    Theorem 1; DPLP-subgraph's rigorous accounting (docs/privacy-dplp.md, step 6).
     """
 
     noise_multiplier: float

@@ -1,8 +1,8 @@
 """LapGraph: edge-level DP release of an adjacency matrix by Laplace noise and top-T selection.
 
 Source: Wu, Long, Gunter, Gong, "LinkTeller: recovering private edges from graph neural networks
-via influence analysis" (IEEE S&P 2022), Algorithm "LapGraph"; specs/dplp-subgraph.md ("LapGraph
-baseline").
+via influence analysis" (IEEE S&P 2022), Algorithm "LapGraph"; the LapGraph baseline of DPLP
+(docs/privacy-dplp.md, "LapGraph baseline").
 
 Privacy: edge-level (one adjacency bit, L1 sensitivity 1 for both the edge count and the
 upper-triangular matrix). Events: ``LaplaceDpEvent(1/eps1)`` (edge count) and

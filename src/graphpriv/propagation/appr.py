@@ -2,7 +2,9 @@
 
 Source: Fountoulakis, Roosta-Khorasani, Shun, Cheng, Mahoney, "Variational perspective on local
 graph clustering", Math. Programming 174 (2019), Sec. 3 (problem (3)) and Algorithm 1 (ISTA);
-used by DPAR (Zhang et al., WWW 2024, Sec. 4.1); specs/dpar.md "Algorithm" step 2.
+used by DPAR (Zhang, Lee, Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with
+Node-Level Differential Privacy", WWW 2024, Sec. 3.1, Algorithm 1 line 4, with Sec. 4's alpha = 0.25,
+rho = 1e-4 and tolerance 1e-4).
 
 With degrees d (self-loops added, so d >= 1), D = diag(d), the normalised adjacency
 N = D^-1/2 A D^-1/2 and a seed indicator s, each seed's vector solves

@@ -1,8 +1,9 @@
 """DP-APPR: DPAR's differentially private rows of the APPR matrix, and the column clip.
 
-Source: Zhang et al., "Towards differentially private graph neural networks via personalized
-PageRank" (DPAR, WWW 2024), Sec. 4.1 (DP-APPR with the exponential mechanism, options I and II,
-and with the Gaussian mechanism) and Sec. 4.2 (column clipping of Pi); specs/dpar.md steps 3-4.
+Source: Zhang, Lee, Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level
+Differential Privacy" (WWW 2024), Sec. 3.1 and Algorithm 1 (DP-APPR with the exponential
+mechanism, options I and II), App. B and Algorithm 3 (DP-APPR with the Gaussian mechanism), and
+Sec. 3.2, Algorithm 2 line 3 (column clipping of Pi).
 
 Every function works on a dense ``[M, N]`` block of APPR rows (M seeds, N nodes) and returns a
 sparse ``[M, N]`` CSR matrix with at most K entries per row. Neighbouring relation: node-level
@@ -118,7 +119,7 @@ def dp_appr_gaussian(p: np.ndarray, *, k: int, noise_std: float, c1: float,
 
 def column_clip(pi: sp.spmatrix, r: float = 1.0) -> sp.csr_matrix:
     """Pi[:, j] <- Pi[:, j] / max(1, ||Pi[:, j]||_1 / r): every column's l1 norm ends <= r, so one
-    node's features reach the loss with total weight at most r (DPAR Sec. 4.2).
+    node's features reach the loss with total weight at most r (DPAR Sec. 3.2, Algorithm 2 line 3).
 
     Raises:
         ValueError: r <= 0.

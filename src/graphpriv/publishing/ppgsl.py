@@ -1,7 +1,7 @@
 """PPGSL: privacy-preserving graph structure learning against sensitive link inference.
 
-Source: Wu, Yang, Han, Wang, Wu, "Privacy-preserving graph structure learning against sensitive
-link inference attacks" (IEEE TKDE 2025), Sec. III (Eq. 5-11, Algorithm 1); specs/ppgsl.md.
+Source: Wu, Yang, Han, Wang, Wu, "Learning-based Privacy-Preserving Graph Publishing Against
+Sensitive Link Inference Attacks" (IEEE TKDE 2025), Sec. III (Eq. 5-11, Algorithm 1).
 
 Not differential privacy: the guarantee is empirical (attack AUC on the sensitive links near 0.5).
 
@@ -21,7 +21,7 @@ Not differential privacy: the guarantee is empirical (attack AUC on the sensitiv
   schedule without re-initialisation (the surrogate keeps its weights across updates).
 - Output: A'' ~ Bernoulli(A') on the upper triangle (Sec. III-B.5).
 
-graphpriv's decision (spec): the head's temperature tau defaults to 5; with the paper's tau = 1,
+graphpriv's decision (docs/ppgsl.md): the head's temperature tau defaults to 5; with the paper's tau = 1,
 sigmoid(cos) lies in [0.27, 0.73] and the targets 0 and 1 of Eq. 5 are unreachable.
 """
 
@@ -49,7 +49,9 @@ __all__ = ["PPGSLOutput", "PPGSLSettings", "SurrogateAttacker", "fgp_bytes", "pp
 
 @dataclass(frozen=True)
 class PPGSLSettings:
-    """PPGSL hyperparameters (defaults: the paper's Sec. V-A.6 and specs/ppgsl.md).
+    """PPGSL hyperparameters (defaults: the paper's Sec. V-A.6 and App. C; tau, alpha and the
+    surrogate's learning rate, which the paper leaves open or sets otherwise, are graphpriv's:
+    docs/ppgsl.md "Decisions").
 
     Attributes:
         alpha: utility weight (Eq. 9), >= 0. parameterization: ``sparse`` or ``fgp``.

@@ -1,8 +1,9 @@
 """Embedding base scores of DPLP-rank: node2vec or GCN (GAE) embeddings of the training graph and
 a logistic-regression link classifier on Hadamard pair features.
 
-Source: De & Chakrabarti (AAAI 2021), App. 14.3 (dimension 80; node2vec 10 walks of length 80;
-liblinear logistic classifier); specs/dplp-rank.md "Base scores". The classifier is trained on
+Source: De & Chakrabarti, "Differentially Private Link Prediction with Protected Connections"
+(AAAI 2021), App. 14.3 (dimension 80; node2vec 10 walks of length 80; liblinear logistic
+classifier). The classifier is trained on
 public pairs only (public edges of the graph against as many sampled non-edges); its probability
 lies in [0, 1] on every graph, which is the score range the sensitivity uses.
 """

@@ -1,4 +1,7 @@
-"""Ranking metrics of DPLP-rank (De & Chakrabarti, AAAI 2021, Sec. 6; specs/dplp-rank.md step 5).
+"""Ranking metrics of DPLP-rank: AUC@K, precision@K and the AUC of a whole ranked list.
+
+Source: De & Chakrabarti, "Differentially Private Link Prediction with Protected Connections"
+(AAAI 2021), Sec. 6.1 (the AUC of each query's top-K list, averaged over the queries).
 
 All take one query's ranked list of labels (1 = held-out neighbour, 0 = held-out non-neighbour)
 in ranked order, best first.
@@ -22,7 +25,7 @@ def _labels(ranked: np.ndarray) -> np.ndarray:
 def auc_at_k(ranked: np.ndarray, k: int) -> float:
     """The paper's AUC@K: within the top ``k`` of the list, the fraction of (positive, negative)
     pairs with the positive ranked above the negative; 0 for a top-k with no positive, 1 for one
-    with no negative (the reference code's convention, specs/dplp-rank.md).
+    with no negative (the reference code's convention).
 
     Raises:
         ValueError: k < 1 or labels other than 0/1.

@@ -1,6 +1,7 @@
-"""The protected-pair ranking protocol of DPLP-rank (specs/dplp-rank.md "Protocol").
+"""The protected-pair ranking protocol of DPLP-rank (the protocol of the paper's Table 1).
 
-Source: De & Chakrabarti (AAAI 2021), Sec. 6 and App. 14; specs/dplp-rank.md steps 1-4.
+Source: De & Chakrabarti, "Differentially Private Link Prediction with Protected Connections"
+(AAAI 2021), Sec. 6.1 ("Evaluation protocol and metrics") and App. 14.
 
 1. sigma_prot of the edges are protected, uniformly at random (``data.splits.protected_pairs``).
 2. Queries: the top ``query_fraction`` (80%) of nodes by triangle count (ties by node id).

@@ -1,7 +1,7 @@
 """Base link-prediction scores s_A(u, v) >= 0 for the queries of a ranking protocol.
 
 Source: De & Chakrabarti, "Differentially private link prediction with protected connections"
-(AAAI 2021), Sec. 3 and App. 14.3; specs/dplp-rank.md "Base scores". Triad heuristics (Liben-Nowell
+(AAAI 2021), Sec. 3 and App. 14.3. Triad heuristics (Liben-Nowell
 & Kleinberg, JASIST 2007): CN |N(u) ∩ N(v)|, AA sum_{z in N(u) ∩ N(v)} 1 / ln |N(z)|, JC CN / |N(u) ∪
 N(v)|, PA |N(u)| |N(v)|.
 
@@ -82,7 +82,8 @@ def triad_scores(adj: sp.spmatrix, rows: np.ndarray, cols: np.ndarray, score: st
 
 def score_range(score: str, degree: np.ndarray, *, degree_cap: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``[s_min, s_max,u]``: the range the base score of query u can take on any u-neighbouring
-    graph (specs/dplp-rank.md, "Sensitivity").
+    graph: graphpriv's rigorous sensitivity bound (docs/dplp_rank.md; the paper's Def. 3 defines
+    the sensitivity of f on s_A).
 
     u's own pairs are the same on every u-neighbouring graph, so its degree is fixed: CN lies in
     [0, deg(u)], AA in [0, deg(u) / ln 2] (a common neighbour has degree >= 2), JC and a link

@@ -1,13 +1,14 @@
 """Training the monotone transform f of DPLP-rank (Eq. 4-5) on public pairs only.
 
-Source: De & Chakrabarti (AAAI 2021), Sec. 4.2 "Designing a tractable ranking objective" (Eq. 5);
-specs/dplp-rank.md "Training".
+Source: De & Chakrabarti, "Differentially Private Link Prediction with Protected Connections"
+(AAAI 2021), Sec. 4.2 "Designing a tractable ranking objective" (Eq. 4-5) and App. 14.2 (margin
+0.1, Adam with lr 0.1 and weight decay 1e-5, one query per batch).
 
 Scores enter f scaled by their query's bound (s / s_max,u, in [0, 1] on every u-neighbouring
 graph, :func:`graphpriv.ranking.scores.score_range`), so the sensitivity of f for every query is
 Delta_f = f(1) - f(0) (``rigorous``). ``paper`` accounting uses the reference code's noise scale
-2 f(1) / eps_p instead, which training can shrink by moving f's offset (specs/dplp-rank.md, known
-flaw). Step loss for query u, with fresh Gumbel draws eta:
+2 f(1) / eps_p instead, which training can shrink by moving f's offset (a known flaw, reproduced
+in ``paper`` mode only; docs/dplp_rank.md). Step loss for query u, with fresh Gumbel draws eta:
 
     mean over (g, b) of ReLU(margin + f(s_ub) + c eta_ub - f(s_ug) - c eta_ug),  c = 2 Delta / eps_p,
 

@@ -1,8 +1,8 @@
 """PrivDPR's deep PageRank: the model, the per-pair loss, the gradient bound and the depth.
 
-Source: Zhang, Hu, Ye, Xu, "PrivDPR" (KDD 2025), Sec. 4.2-4.3: Eq. 4 (f), Eq. 5 (per-pair loss),
-Theorem 4.2 (||dL/dV|| <= M (1/s)^(L+1) under W <- W / ||s W||_2), Eq. 13 (depth);
-specs/privdpr.md "Model".
+Source: Zhang, Hu, Ye, Xu, "PrivDPR: Synthetic Graph Publishing with Deep PageRank under
+Differential Privacy" (KDD 2025), Sec. 4.2-4.3: Eq. 4 (f), Eq. 5 (per-pair loss), Theorem 4.2
+(||dL/dV|| <= M (1/s)^(L+1) under W <- W / ||s W||_2), Eq. 13 (depth).
 
 f(v) = sigmoid(W_{L+1}^T sigmoid(W_L^T ... sigmoid(W_1^T v))) with W_1: r x d, W_l: d x d,
 W_{L+1}: d x 1, no biases. Every W enters f normalised, W / (s ||W||_2) (exact spectral norm), so

@@ -1,8 +1,8 @@
 """Graph generation from PrivDPR's embeddings V: post-processing, no privacy spent.
 
-Source: Zhang et al., "PrivDPR" (KDD 2025), Algorithm 2 lines 13 and 18, App. A; NetGAN
-(Bojchevski et al., ICML 2018) and Rendsburg et al. (ICML 2020) for the assembly;
-specs/privdpr.md "Graph generation".
+Source: Zhang, Hu, Ye, Xu, "PrivDPR: Synthetic Graph Publishing with Deep PageRank under
+Differential Privacy" (KDD 2025), Algorithm 2 lines 13 and 18, App. A; NetGAN (Bojchevski et al.,
+ICML 2018) and Rendsburg et al. (ICML 2020) for the assembly.
 
 1. Score counts S: each node i draws ``samples_per_node`` neighbours j from softmax_j(v_i . v_j /
    temperature) over j != i (a draw from a softmax is what Gumbel-max computes; ``torch.multinomial``
@@ -12,7 +12,8 @@ specs/privdpr.md "Graph generation".
    S+ (Efraimidis–Spirakis keys) until the target edge count.
 
 The target edge count never reads the private graph: ``model_edge_count`` counts the pairs with
-sigmoid(v_i . v_j) > 0.5 (a function of V only), or the caller passes a public number.
+sigmoid(v_i . v_j) > 0.5 (a function of V only), or the caller passes a public number
+(graphpriv's decision; the paper's generation reads |E|: docs/privdpr.md, "Decisions").
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """Training PrivDPR's embeddings V with Gaussian noise on V's gradient (Algorithm 2).
 
-Source: Zhang, Hu, Ye, Xu, "PrivDPR" (KDD 2025), Algorithm 2, Sec. 4.3.2 and Theorem 5.1;
-specs/privdpr.md "Model" and "Privacy model".
+Source: Zhang, Hu, Ye, Xu, "PrivDPR: Synthetic Graph Publishing with Deep PageRank under
+Differential Privacy" (KDD 2025), Algorithm 2, Sec. 4.3.2 and Theorem 5.1; graphpriv's
+departures (the replace-one factor 2, the RDP accounting) are explained in docs/privdpr.md,
+"Decisions".
 
 Privacy (unit: node; relation: *bounded* node-level, neighbouring graphs replace one node and
 its edges, N public). Per iteration the pairs' summed gradient w.r.t. V has norm at most

@@ -1,7 +1,8 @@
 """Random-walk pair batches of PrivDPR (Algorithm 2, lines 4-7).
 
-Source: Zhang et al., "PrivDPR" (KDD 2025), Algorithm 2; specs/privdpr.md "Training": for each
-batch node, R_wn walks of length R_wl; a pair is (walk start, a node the walk visits).
+Source: Zhang, Hu, Ye, Xu, "PrivDPR: Synthetic Graph Publishing with Deep PageRank under
+Differential Privacy" (KDD 2025), Algorithm 2 and Sec. 6 (R_wn = 2 walks of length R_wl = 16):
+for each batch node, R_wn walks of length R_wl; a pair is (walk start, a node the walk visits).
 """
 
 from __future__ import annotations

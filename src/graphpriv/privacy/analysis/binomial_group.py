@@ -7,7 +7,7 @@ noise std z 2C K, one step's RDP is the multi-term bound of
 :func:`graphpriv.privacy.analysis.hypergeometric.multi_term_rdp` with P[r] = Binomial(K, q).
 Source: the argument of Daigavane et al., "Node-level differentially private graph neural
 networks" (2021), Theorem 1, with Poisson instead of without-replacement batches; used for DPAR's
-DP-SGD (specs/dpar.md, docs/dpar.md "Sensitivity of the DP-SGD phase").
+DP-SGD (docs/dpar.md, "Privacy": DP-SGD sensitivity).
 """
 
 from __future__ import annotations

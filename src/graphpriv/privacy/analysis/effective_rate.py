@@ -1,6 +1,7 @@
 """The DPLP paper's effective sampling rate (``paper`` accounting mode only).
 
-Source: Ran et al., DPLP (papers/000), Theorem 2, Eq. 13.
+Source: Ran, Ye, Hu, Huang, Xu, Fu, "Differentially Private Graph Neural Networks for Link Prediction" (DPLP),
+Sec. VI-A, Theorem 2 and Eq. 13.
 """
 
 from __future__ import annotations

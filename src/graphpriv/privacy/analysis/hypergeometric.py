@@ -1,7 +1,8 @@
 """Multi-term RDP bound for group changes under sampling without replacement.
 
 Source: Daigavane, Madan, Sinha, Thakurta, Aggarwal, Jain, "Node-level differentially private
-graph neural networks" (2021), Theorem 1; specs/dplp-subgraph.md ("Accounting").
+graph neural networks" (2021), Theorem 1; DPLP-subgraph's rigorous accounting (docs/privacy-dplp.md,
+step 6).
 """
 
 from __future__ import annotations

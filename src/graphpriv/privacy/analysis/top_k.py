@@ -5,7 +5,7 @@ composition" (NeurIPS 2019), Theorem 1 (one-shot Gumbel top-K); Dwork, Rothblum 
 and differential privacy" (FOCS 2010), Thm. III.3 (advanced composition); dp-accounting's privacy
 loss distributions for (eps, delta) mechanisms (Meiser & Mohammadi 2018); Balle, Barthe & Gaboardi,
 "Privacy amplification by subsampling" (NeurIPS 2018), Thm. 9 (Poisson subsampling:
-ln(1 + q (e^eps - 1)), q delta). Used by DPAR's accounting (specs/dpar.md "Accounting").
+ln(1 + q (e^eps - 1)), q delta). Used by DPAR's accounting (:mod:`graphpriv.privacy.dpar_accounting`).
 """
 
 from __future__ import annotations
