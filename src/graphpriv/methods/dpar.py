@@ -25,7 +25,7 @@ import dataclasses
 import json
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -44,7 +44,7 @@ from graphpriv.privacy.analysis.top_k import one_shot_top_k_epsilon
 from graphpriv.privacy.calibration import quiet_absl
 from graphpriv.privacy.hooks import AuditHook, noise_scale_of
 from graphpriv.privacy.report import PhaseReport, PrivacyReport
-from graphpriv.privacy.units import PrivacyUnit
+from graphpriv.privacy.units import Accounting, PrivacyUnit
 from graphpriv.propagation.appr import appr_ista
 from graphpriv.propagation.dp_appr import (
     cap_rows_per_node,
@@ -69,7 +69,7 @@ class DPARConfig(MethodConfig):
     epsilon: float = Field(8.0, gt=0, description="node-level epsilon of the whole run (after q' sampling)")
     delta: float = Field(1e-4, gt=0, lt=1, description="below 1 / N up to 10,000 nodes (the paper's 2e-3 on Cora-ML "
                          "is above 1 / N: its tables set it with allow_large_delta)")
-    accounting: Literal["rigorous", "paper"] = "rigorous"
+    accounting: Accounting = Accounting.RIGOROUS
     private: bool = True
     node_rate: float = Field(0.09, gt=0, le=1, description="q': Poisson node sampling of the training nodes")
     seeds: int | None = Field(70, ge=1, description="M seeds with DP-APPR rows (None: every sampled node)")

@@ -86,7 +86,7 @@ class RankConfig(MethodConfig):
     holdout: float = Field(0.2, gt=0, lt=1, description="per-query held-out share of (non-)neighbours")
     epsilon_p: float = Field(0.1, gt=0, description="privacy per draw; a top-K list costs K * epsilon_p")
     top_k: int = Field(30, ge=1, description="K, the recommended list's length")
-    accounting: Literal["rigorous", "paper"] = "rigorous"
+    accounting: Accounting = Accounting.RIGOROUS
     degree_cap: float | None = Field(None, gt=0, description="PA only: cap on a candidate's degree")
     embedding_dim: int = Field(80, ge=2, description="node2vec / GCN embedding width")
 

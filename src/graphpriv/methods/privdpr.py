@@ -48,6 +48,7 @@ from graphpriv.errors import ConfigError
 from graphpriv.methods.base import MethodConfig, Progress, no_progress
 from graphpriv.methods.estimator import Estimator
 from graphpriv.privacy.hooks import AuditHook, noise_scale_of
+from graphpriv.privacy.units import Accounting
 from graphpriv.synthesis.generation import assemble_graph, score_counts
 from graphpriv.synthesis.privdpr import train_embeddings
 
@@ -60,7 +61,7 @@ class PrivDPRConfig(MethodConfig):
 
     epsilon: float = Field(3.2, gt=0, description="node-level epsilon (bounded: replace one node)")
     delta: float = Field(1e-5, gt=0, lt=1)
-    accounting: Literal["rigorous", "paper"] = "rigorous"
+    accounting: Accounting = Accounting.RIGOROUS
     private: bool = Field(True, description="False: DPR, no noise and no guarantee")
     s_grad: float = Field(5.0, gt=0, description="preset sensitivity S_grad of a step's summed gradient")
     epochs: int = Field(5, ge=1)

@@ -31,11 +31,25 @@ _DESCRIPTIONS = {
 
 
 class Accounting(str, enum.Enum):
-    """Which analysis produced a reported epsilon.
+    """Which analysis produced a reported epsilon: graphpriv's one accounting type (configs,
+    reports and the accountant's functions all take it, or its value as a string).
 
     ``RIGOROUS`` is the correct bound (the default). ``PAPER`` reproduces a paper's own, looser
-    analysis where the specs name one; results produced with it say so.
+    analysis where graphpriv implements one (the method's docs page names it); results produced
+    with it say so.
+
+    A member is interchangeable with its value: it equals, hashes and formats as ``"rigorous"`` /
+    ``"paper"`` (so a dict keyed by the strings finds it, and an f-string prints the word).
     """
 
     RIGOROUS = "rigorous"
     PAPER = "paper"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    def __hash__(self) -> int:
+        return hash(self.value)
