@@ -54,3 +54,24 @@ def test_minimum_guesses_is_where_a_perfect_attack_first_shows_something():
         assert epsilon_lower_bound_one_run(r - 1, r - 1, confidence=confidence) == 0 if r > 1 else True
     assert minimum_guesses(0.95) == 5 and minimum_guesses(0.975) == 6
     assert guesses_made(100) == 20 and guesses_made(9) == 2 and guesses_made(100, 7, one_sided=True) == 7
+
+
+def test_presence_guessers_take_the_better_bound_at_half_the_error_level_each():
+    import numpy as np
+
+    from graphpriv.audit.statistics import audit_from_presence
+
+    inserted = np.arange(40) % 2 == 0
+    perfect = audit_from_presence(inserted, inserted, method="m", dataset="d", unit="edge", claimed_epsilon=1.0,
+                                  accounting="a", attack="t")
+    assert perfect.correct == 40 and perfect.tpr == 1.0 and perfect.fpr == 0.0 and perfect.epsilon_estimate == math.inf
+    assert perfect.epsilon_lower_bound == epsilon_lower_bound_one_run(40, 40, confidence=0.975)
+    # present only on 10 of the inserted ones: the abstaining guesser (10 of 10 right) wins
+    some = inserted & (np.arange(40) < 20)
+    report = audit_from_presence(some, inserted, method="m", dataset="d", unit="edge", claimed_epsilon=1.0,
+                                 accounting="a", attack="t")
+    assert report.epsilon_lower_bound == max(epsilon_lower_bound_one_run(30, 40, confidence=0.975),
+                                             epsilon_lower_bound_one_run(10, 10, confidence=0.975, canaries=40))
+    with pytest.raises(ValueError):
+        audit_from_presence(inserted[:1], inserted[:1], method="m", dataset="d", unit="edge", claimed_epsilon=1.0,
+                            accounting="a", attack="t")

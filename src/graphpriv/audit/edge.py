@@ -38,7 +38,7 @@ import torch
 from torch_geometric.data import Data
 
 from graphpriv.audit.fitting import audited_copy, check_audit_args, check_enough_guesses, dataset_name, describe
-from graphpriv.audit.statistics import AuditReport, epsilon_lower_bound_cp, epsilon_lower_bound_one_run
+from graphpriv.audit.statistics import AuditReport, audit_from_presence
 from graphpriv.data.graph import pair_codes, undirected_pairs
 from graphpriv.data.splits import sample_non_edges
 from graphpriv.data.validation import check_data
@@ -98,29 +98,10 @@ def audit_edge_release(estimator: EdgeRand | LapGraph | RandomPerturb | LapGraph
         accounting = "rigorous (pure epsilon-DP)" + (f"; NOISE SCALED BY {noise_scale:g} (a deliberate fault)"
                                                     if noise_scale != 1 else "")
     present = np.isin(pair_codes(canary_pairs, n), pair_codes(released, n))
-    tp, fn = int((present & inserted).sum()), int((~present & inserted).sum())
-    fp, tn = int((present & ~inserted).sum()), int((~present & ~inserted).sum())
-    correct = tp + tn
-    tpr, fpr = tp / max(tp + fn, 1), fp / max(fp + tn, 1)
-    estimate = [0.0]
-    if tpr > 0 and fpr > 0:
-        estimate.append(math.log(tpr / fpr))
-    if fn > 0 and tn > 0:
-        estimate.append(math.log((1 - fpr) / (1 - tpr)))
-    if fp == 0 and tp > 0 or fn == 0 and tn > 0:
-        estimate.append(math.inf)
-    # two guessing strategies (every canary; only the present ones, abstaining on the rest), each
-    # at half the error level so that taking the better one keeps the 95% (a union bound)
     m = canary_pairs.shape[1]
-    split = 1 - (1 - confidence) / 2
-    lower = max(epsilon_lower_bound_one_run(correct, m, confidence=split),
-                epsilon_lower_bound_one_run(tp, tp + fp, confidence=split, canaries=m) if tp + fp else 0.0)
-    lower_cp = epsilon_lower_bound_cp(tp, fn, fp, tn, confidence=confidence)
-    return [AuditReport(method=describe(estimator, name), dataset=dataset_name(data), unit="edge",
-                        claimed_epsilon=claimed, accounting=accounting, attack="canary present in the release",
-                        canaries=m, inserted=int(inserted.sum()), correct=correct, tpr=tpr, fpr=fpr,
-                        epsilon_estimate=max(estimate), epsilon_lower_bound=lower, epsilon_lower_bound_cp=lower_cp,
-                        confidence=confidence, passed=lower <= claimed,
-                        notes=[(f"{m} canary non-edges, each inserted with probability 1/2; one release by "
-                                f"{type(estimator).__name__}.fit; the guess is 'inserted' iff the pair is in the "
-                                "release")])]
+    return [audit_from_presence(present, inserted, method=describe(estimator, name), dataset=dataset_name(data),
+                                unit="edge", claimed_epsilon=claimed, accounting=accounting,
+                                attack="canary present in the release", confidence=confidence,
+                                notes=[(f"{m} canary non-edges, each inserted with probability 1/2; one release by "
+                                        f"{type(estimator).__name__}.fit; the guess is 'inserted' iff the pair is "
+                                        "in the release")])]

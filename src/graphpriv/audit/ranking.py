@@ -75,7 +75,6 @@ moves its utility.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,9 +91,8 @@ from graphpriv.audit.fitting import (
 )
 from graphpriv.audit.statistics import (
     AuditReport,
+    audit_from_presence,
     audit_from_scores,
-    epsilon_lower_bound_cp,
-    epsilon_lower_bound_one_run,
     guesses_made,
     minimum_guesses,
 )
@@ -318,23 +316,7 @@ def audit_ranker(estimator: DPLPRanker, data: Data, *, canaries: int = 1000, see
         return [audit_from_scores((k - position).astype(np.float64), inserted, method=method, dataset=dataset,
                                   unit=UNIT, claimed_epsilon=claimed, accounting=accounting, attack=attack,
                                   guesses=guesses, confidence=confidence, notes=notes, one_sided=True)]
-    tp, fn = int((present & inserted).sum()), int((~present & inserted).sum())
-    fp, tn = int((present & ~inserted).sum()), int((~present & ~inserted).sum())
-    correct = tp + tn
-    tpr, fpr = tp / max(tp + fn, 1), fp / max(fp + tn, 1)
-    estimate = [0.0]
-    if tpr > 0 and fpr > 0:
-        estimate.append(math.log(tpr / fpr))
-    if fn > 0 and tn > 0:
-        estimate.append(math.log((1 - fpr) / (1 - tpr)))
-    if fp == 0 and tp > 0 or fn == 0 and tn > 0:
-        estimate.append(math.inf)
-    lower = max(epsilon_lower_bound_one_run(correct, m, confidence=split_confidence),
-                epsilon_lower_bound_one_run(tp, tp + fp, confidence=split_confidence, canaries=m) if tp + fp else 0.0)
     notes.append("two guessers at half the error level each: 'inserted iff listed' on every canary, and 'inserted' "
                  "for the listed ones only")
-    return [AuditReport(method=method, dataset=dataset, unit=UNIT, claimed_epsilon=claimed, accounting=accounting,
-                        attack=attack, canaries=m, inserted=int(inserted.sum()), correct=correct, tpr=tpr, fpr=fpr,
-                        epsilon_estimate=max(estimate), epsilon_lower_bound=lower,
-                        epsilon_lower_bound_cp=epsilon_lower_bound_cp(tp, fn, fp, tn, confidence=confidence),
-                        confidence=confidence, passed=lower <= claimed, notes=notes)]
+    return [audit_from_presence(present, inserted, method=method, dataset=dataset, unit=UNIT, claimed_epsilon=claimed,
+                                accounting=accounting, attack=attack, confidence=confidence, notes=notes)]

@@ -225,3 +225,44 @@ def audit_from_scores(scores: np.ndarray, inserted: np.ndarray, *, method: str, 
                        + list(notes or []))
 
 
+def audit_from_presence(present: np.ndarray, inserted: np.ndarray, *, method: str, dataset: str, unit: str,
+                        claimed_epsilon: float, accounting: str, attack: str, confidence: float = 0.95,
+                        notes: list[str] | None = None) -> AuditReport:
+    """Turn one run's "is the canary in the release" observations into an :class:`AuditReport`
+    (pure DP: delta = 0; Steinke et al. 2023, Thm. 3.1).
+
+    Two guessers, each at half the error level so that taking the better one keeps ``confidence``
+    (a union bound): "inserted iff present" on every canary, and "inserted" for the present ones
+    only (abstaining on the rest); the one-run bound is the larger of the two. Clopper–Pearson and
+    the point estimate max(ln(TPR / FPR), ln(TNR / FNR)) come from the first guesser's counts.
+
+    Args:
+        present: ``[m]`` bool, the canary is in the release. inserted: ``[m]`` bool, the coins.
+
+    Raises:
+        ValueError: shapes differ or fewer than 2 canaries.
+    """
+    present, inserted = np.asarray(present, dtype=bool), np.asarray(inserted, dtype=bool)
+    m = present.size
+    if inserted.shape != present.shape or m < 2:
+        raise ValueError(f"need as many coins as observations and at least 2 canaries (got {present.shape}, "
+                         f"{inserted.shape})")
+    tp, fn = int((present & inserted).sum()), int((~present & inserted).sum())
+    fp, tn = int((present & ~inserted).sum()), int((~present & ~inserted).sum())
+    correct = tp + tn
+    tpr, fpr = tp / max(tp + fn, 1), fp / max(fp + tn, 1)
+    estimate = [0.0]
+    if tpr > 0 and fpr > 0:
+        estimate.append(math.log(tpr / fpr))
+    if fn > 0 and tn > 0:
+        estimate.append(math.log((1 - fpr) / (1 - tpr)))
+    if fp == 0 and tp > 0 or fn == 0 and tn > 0:
+        estimate.append(math.inf)
+    split = 1 - (1 - confidence) / 2
+    lower = max(epsilon_lower_bound_one_run(correct, m, confidence=split),
+                epsilon_lower_bound_one_run(tp, tp + fp, confidence=split, canaries=m) if tp + fp else 0.0)
+    return AuditReport(method=method, dataset=dataset, unit=unit, claimed_epsilon=claimed_epsilon,
+                       accounting=accounting, attack=attack, canaries=m, inserted=int(inserted.sum()),
+                       correct=correct, tpr=tpr, fpr=fpr, epsilon_estimate=max(estimate), epsilon_lower_bound=lower,
+                       epsilon_lower_bound_cp=epsilon_lower_bound_cp(tp, fn, fp, tn, confidence=confidence),
+                       confidence=confidence, passed=lower <= claimed_epsilon, notes=list(notes or []))
