@@ -279,3 +279,13 @@ def test_damaged_files_are_model_file_errors(graph, tmp_path, method, edit, matc
         DPLPRanker.load(path)
     assert err.match(match)
     _one_line(err)
+
+
+def test_paper_accounting_says_when_its_scale_is_no_gumbel_scale(graph, monkeypatch):
+    """The reference code's scale 2 f(1) / eps_p is undefined when the trained f(1) <= 0 (the draw
+    is mirrored): the privacy report's notes say so."""
+    from graphpriv.methods import dplp_rank
+
+    monkeypatch.setattr(dplp_rank, "noise_scale", lambda f, eps, accounting: torch.tensor(-0.3))
+    est = _ranker("dplp-rank-lin", accounting="paper", lin_epochs=1).fit(graph)
+    assert any("not a Gumbel scale" in note for note in est.privacy_report_.notes)

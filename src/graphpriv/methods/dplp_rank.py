@@ -385,6 +385,11 @@ class DPLPRanker(Estimator):
                     notes.append("paper accounting: noise scale 2 f(1)/eps_p (reference code), not the sensitivity "
                                   f"bound 2 (f(1) - f(0))/eps_p = {info['rigorous_noise_scale']:.4g}; the guarantee "
                                   "does not hold when these differ")
+                    if not scale > 0:
+                        notes.append(f"paper accounting: the trained transform has f(1) = {ends[1]:.4g} <= 0, so the "
+                                      f"reference code's scale 2 f(1)/eps_p = {scale:.4g} is not a Gumbel scale (the "
+                                      "reference code cannot run here); the noise drawn is mirrored: not the paper's "
+                                      "mechanism, and no guarantee")
         if self.noise in ("laplace", "staircase"):
             name = {"laplace": "Laplace(Delta/eps_p)", "staircase": "staircase(Delta, eps_p)"}[self.noise]
             notes.append(f"one-shot {name} top-K: the paper's baseline and its claim, not proven here")
