@@ -70,8 +70,6 @@ from typing import Literal
 
 import numpy as np
 import torch
-from dp_accounting import dp_event
-from dp_accounting.privacy_accountant import NeighboringRelation
 from torch_geometric.data import Data
 
 from graphpriv.audit.fitting import (
@@ -87,7 +85,8 @@ from graphpriv.data.graph import pair_codes, undirected_pairs
 from graphpriv.data.validation import check_data, check_seed
 from graphpriv.errors import ConfigError
 from graphpriv.methods.privdpr import PrivDPR
-from graphpriv.privacy.accountant import GraphRdpAccountant, check_delta
+from graphpriv.privacy.accountant import check_delta
+from graphpriv.synthesis.privdpr import rdp_epsilon
 
 __all__ = ["PRIVDPR_ATTACKS", "DiracCanaries", "audit_privdpr"]
 
@@ -232,7 +231,7 @@ def audit_privdpr(estimator: PrivDPR, data: Data, *,
     report = fitted.privacy_report_
     if report is not None and report.accounting == "paper" and noise_scale != 0:
         notes.append(f"paper accounting; the RDP accountant gives eps = "
-                     f"{_rdp_epsilon(fitted.info_['noise_multiplier'], fitted.info_['iterations'], audit_delta):.4g} "
+                     f"{rdp_epsilon(fitted.info_['noise_multiplier'], fitted.info_['iterations'], audit_delta):.4g} "
                      f"at delta = {audit_delta:g} for the same noise")
     return audit_from_scores(scores, inserted, method=describe(estimator, name), dataset=dataset_name(data),
                              unit="node", claimed_epsilon=claimed, accounting=accounting, attack=attack_text,
@@ -247,10 +246,3 @@ def _synthetic_partner_edges(pairs: np.ndarray, canary_ids: np.ndarray, partner_
     candidates = np.stack([np.repeat(canary_ids, k), partner_ids.ravel()])
     present = np.isin(pair_codes(candidates, num_nodes), released)
     return present.reshape(-1, k).sum(1).astype(np.float64)
-
-
-def _rdp_epsilon(noise_multiplier: float, iterations: int, delta: float) -> float:
-    """The RDP accountant's epsilon of T Gaussian steps (replace-one) at ``delta``."""
-    accountant = GraphRdpAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE)
-    event = dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(noise_multiplier), iterations)
-    return float(accountant.compose(event).get_epsilon(delta))

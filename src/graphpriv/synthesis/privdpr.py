@@ -46,7 +46,7 @@ from graphpriv.synthesis.deep_pagerank import (
 )
 from graphpriv.synthesis.walks import walk_pairs
 
-__all__ = ["GradientCanary", "PrivDPRTraining", "paper_noise_multiplier", "train_embeddings"]
+__all__ = ["GradientCanary", "PrivDPRTraining", "paper_noise_multiplier", "rdp_epsilon", "train_embeddings"]
 
 
 def paper_noise_multiplier(epsilon: float, delta: float, iterations: int) -> float:
@@ -194,6 +194,14 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
                            noise_multiplier=z, noise_std=std, ledger=ledger, info=info)
 
 
+def rdp_epsilon(noise_multiplier: float, iterations: int, delta: float) -> float:
+    """The RDP accountant's epsilon at ``delta`` of T = ``iterations`` Gaussian steps with noise
+    multiplier z under the replace-one relation (PrivDPR's bounded node-level DP): what the
+    rigorous analysis says of any PrivDPR noise, whichever mode calibrated it."""
+    return float(GraphRdpAccountant(neighboring_relation=NeighboringRelation.REPLACE_ONE).compose(
+        dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(noise_multiplier), iterations)).get_epsilon(delta))
+
+
 def _account(epsilon: float, delta: float, accounting: str, iterations: int):
     """The noise multiplier of each mode, its ledger and the other mode's view of it."""
     relation = NeighboringRelation.REPLACE_ONE
@@ -210,8 +218,6 @@ def _account(epsilon: float, delta: float, accounting: str, iterations: int):
         z = calibrate_noise_multiplier(run_event, target_epsilon=epsilon, delta=delta, neighboring_relation=relation)
         ledger = Ledger(PrivacyUnit.NODE, delta=delta, accounting=Accounting.RIGOROUS, neighboring_relation=relation)
         ledger.spend(dp_event.GaussianDpEvent(z), phase="training", count=iterations, noise_multiplier=z)
-    rdp_epsilon = GraphRdpAccountant(neighboring_relation=relation).compose(
-        dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(z), iterations)).get_epsilon(delta)
-    return ledger, z, {"noise_multiplier": z, "rdp_epsilon_of_this_noise": float(rdp_epsilon),
+    return ledger, z, {"noise_multiplier": z, "rdp_epsilon_of_this_noise": rdp_epsilon(z, iterations, delta),
                        "paper_noise_multiplier": paper_noise_multiplier(epsilon, delta, iterations)
                        if epsilon < iterations else None}
