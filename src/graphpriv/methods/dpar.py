@@ -240,7 +240,7 @@ class DPARClassifier(NodeClassifier):
         mode = self._config.accounting if accounting is None else accounting
         if mode not in ("rigorous", "paper"):
             raise ConfigError(f"accounting must be 'rigorous' or 'paper' (got {accounting!r})")
-        return fit_epsilon(self._config, _record_fit(record), check_delta(delta), accounting=mode)
+        return fit_epsilon(self._config, record, check_delta(delta), accounting=mode)
 
     def _get_state(self) -> dict[str, Any]:
         return {**super()._get_state(), "epsilons": self._dumps(self.epsilons_),
@@ -256,14 +256,6 @@ def _noise_record(fit: DPARFit) -> dict:
     """What :func:`fit_epsilon` reads of a private fit, as JSON values (no node ids, no Pi)."""
     return {"budget": dataclasses.asdict(fit.budget), "noise": dataclasses.asdict(fit.noise),
             "appr_info": fit.appr_info, "steps": fit.steps, "rate": fit.rate, "group": fit.group}
-
-
-def _record_fit(record: dict) -> DPARFit:
-    """A :class:`DPARFit` carrying only what :func:`fit_epsilon` reads (from :func:`_noise_record`)."""
-    return DPARFit(model=None, privacy=None, metrics={}, info={}, sample=np.empty(0, np.int64), pi=None,
-                   budget=acc.DparPhaseBudget(**record["budget"]), noise=acc.DparSgdNoise(**record["noise"]),
-                   appr_info=dict(record["appr_info"]), steps=int(record["steps"]), rate=float(record["rate"]),
-                   group=int(record["group"]))
 
 
 @dataclass
@@ -374,30 +366,35 @@ def train_dpar(config: DPARConfig, x: torch.Tensor, y: torch.Tensor, train: np.n
                    noise=noise, appr_info=appr_info, steps=steps, rate=rate, group=group)
 
 
-def fit_epsilon(config: DPARConfig, fit: DPARFit, delta: float, *, accounting: str = "rigorous") -> float:
-    """Epsilon of a private :class:`DPARFit`'s noise at total ``delta`` under ``accounting``, split
-    as the run splits its own delta (delta / q' inside the sample, half to each phase; EM rows at
+def fit_epsilon(config: DPARConfig, record: dict, delta: float, *, accounting: str = "rigorous") -> float:
+    """Epsilon of a private fit's noise at total ``delta`` under ``accounting``, split as the run
+    splits its own delta (delta / q' inside the sample, half to each phase; EM rows at
     delta_appr / 2M each; the EM rows are pure K eps-DP, so any row delta is a valid choice). At
     ``config.delta`` it is the run's ``epsilon_rigorous`` / ``epsilon_paper``; the privacy audit
     asks for it at a smaller delta.
 
+    Args:
+        config: the fit's hyperparameters. record: the fit's accounting inputs, as
+            :func:`_noise_record` of a private :class:`DPARFit` writes them (JSON values: the phase
+            budgets, the DP-SGD noise, the DP-APPR facts, steps, rate and m).
+
     Raises:
-        ValueError: a non-private fit. PrivacyError: delta / q' >= 1.
+        PrivacyError: delta / q' >= 1.
     """
-    if fit.noise is None or fit.budget is None:
-        raise ValueError("a non-private DPAR fit has no epsilon")
     inner_delta = delta / config.node_rate
     if not 0 < inner_delta < 1:
         raise PrivacyError(f"need 0 < delta / q' < 1 (got delta / node_rate = {delta:g} / {config.node_rate:g} = "
                            f"{inner_delta:g}); ask for a delta below node_rate")
-    budget = acc.DparPhaseBudget(fit.budget.appr_epsilon, inner_delta / 2, fit.budget.sgd_epsilon, inner_delta / 2)
-    info = dict(fit.appr_info)
+    spent, noise = record["budget"], acc.DparSgdNoise(**record["noise"])
+    budget = acc.DparPhaseBudget(spent["appr_epsilon"], inner_delta / 2, spent["sgd_epsilon"], inner_delta / 2)
+    info = dict(record["appr_info"])
     if "em_round_epsilon" in info:
         info["em_row_delta"] = budget.appr_delta / (2 * int(info["num_rows"]))
     with quiet_absl():
         appr_eps = _appr_epsilon(config, info, budget, accounting)
-        sgd_eps = acc.sgd_epsilon(fit.noise.noise_std, max_grad_norm=config.max_grad_norm, sample_rate=fit.rate,
-                                  steps=fit.steps, group_size=fit.group, delta=budget.sgd_delta, r=config.r,
+        sgd_eps = acc.sgd_epsilon(noise.noise_std, max_grad_norm=config.max_grad_norm,
+                                  sample_rate=float(record["rate"]), steps=int(record["steps"]),
+                                  group_size=int(record["group"]), delta=budget.sgd_delta, r=config.r,
                                   accounting=accounting)
     return acc.outer_epsilon(appr_eps + sgd_eps, inner_delta, node_rate=config.node_rate, accounting=accounting)[0]
 
