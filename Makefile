@@ -35,44 +35,23 @@ demo: setup
 test: setup
 	$(BIN)/python -m pytest -q
 
+#: every table of docs/reproduction: the grid files of experiments/grids (one store, runs/results.sqlite)
+TABLES = $(sort $(basename $(notdir $(wildcard src/graphpriv/experiments/grids/*.yaml))))
+
 reproduce: setup
 	$(BIN)/python -m pytest -q -m slow
-	$(BIN)/python -m graphpriv.experiments.tables dplp-table2 --seeds 3 --workers 2 --store runs/dplp.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables usair-eps4 --seeds 5 --workers 2 --store runs/dplp.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables dplp-table3 --seeds 2 --workers 2 --store runs/dplp.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables dplp-table4 --seeds 2 --workers 2 --store runs/dplp.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables dplp-eps-sweep --seeds 1 --workers 2 --store runs/dplp.sqlite
-	$(BIN)/python -m graphpriv.experiments.plots --store runs/dplp.sqlite --methods dplp-ps lapgraph-sgnn \
-	  --datasets yeast usair celegans pb --epsilons 1 2.5 5 7.5 10 --out docs/dplp_eps_sweep.png
-	$(BIN)/python -m graphpriv.experiments.ppgsl_table1 --seeds 5
-	$(BIN)/python -m graphpriv.experiments.tables ppgsl-baselines --seeds 3 --workers 2 --store runs/ppgsl.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables ppgsl-tradeoff --seeds 5 --workers 2 --store runs/ppgsl.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables ppgsl-attacks --seeds 5 --workers 2 --store runs/ppgsl.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables ppgsl-ablations --seeds 5 --workers 2 --store runs/ppgsl.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables dplp-rank-table1 --seeds 5 --workers 2 --store runs/rank.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables dplp-rank-sweeps --seeds 5 --workers 2 --store runs/rank.sqlite
-	$(BIN)/python -m graphpriv.experiments.plots --store runs/rank.sqlite --methods dplp-rank --datasets yeast \
-	  --rank-sweeps docs/reproduction/dplp-rank-sweeps-plot.md --out docs/dplp_rank_sweeps.png
-	$(BIN)/python -m graphpriv.experiments.tables privdpr-lp --seeds 5 --workers 2 --store runs/privdpr.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables privdpr-nc --seeds 5 --from-store --store runs/privdpr.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables privdpr-s --seeds 5 --workers 2 --store runs/privdpr.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables privdpr-d --seeds 5 --workers 2 --store runs/privdpr.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables privdpr-attacks --seeds 5 --workers 2 --store runs/privdpr.sqlite
-	for m in lp_auc err_tc; do $(BIN)/python -m graphpriv.experiments.plots --store runs/privdpr.sqlite \
-	  --datasets cora citeseer p2p_gnutella08 chicago --metric $$m --xlabel "epsilon (node-level, rigorous)" \
+	for table in $(TABLES); do $(BIN)/graphpriv reproduce $$table --workers 2 || exit 1; done
+	$(BIN)/graphpriv plot --methods "dplp-ps lapgraph-sgnn" --datasets "yeast usair celegans pb" \
+	  --epsilons 1 --epsilons 2.5 --epsilons 5 --epsilons 7.5 --epsilons 10 --out docs/dplp_eps_sweep.png
+	$(BIN)/graphpriv plot --rank-sweeps --datasets yeast --out docs/dplp_rank_sweeps.png
+	for m in lp_auc err_tc; do $(BIN)/graphpriv plot --datasets "cora citeseer p2p_gnutella08 chicago" \
+	  --metric $$m --xlabel "epsilon (node-level, rigorous)" \
 	  --curve "PrivDPR, rigorous=privdpr:accounting=rigorous,edge_count=input,s=8.0,d=64,attacks=none" \
 	  --out docs/privdpr_$$m.png; done
-	$(BIN)/python -m graphpriv.experiments.plots --store runs/ppgsl.sqlite --methods ppgsl random-perturb dice \
-	  edgerand lapgraph --datasets cora citeseer polblogs lastfm_asia pubmed deezer_europe --tradeoff \
-	  --out docs/ppgsl_tradeoff.png
-	$(BIN)/python -m graphpriv.experiments.audit_table --datasets cora citeseer --canaries 5000 --seed 0
-	$(BIN)/python -m graphpriv.experiments.tables dpar-table1 --seeds 10 --workers 2 --store runs/dpar.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables dpar-k --seeds 10 --workers 2 --store runs/dpar.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables dpar-split --seeds 10 --workers 2 --store runs/dpar.sqlite
-	$(BIN)/python -m graphpriv.experiments.tables dpar-lastfm --seeds 10 --workers 2 --store runs/dpar.sqlite
-	$(BIN)/python -m graphpriv.experiments.plots --store runs/dpar.sqlite --datasets cora_ml cora citeseer \
-	  --metric accuracy --xlabel "epsilon (node-level)" $(DPAR_CURVES) \
-	  --out docs/dpar_epsilon.png
+	$(BIN)/graphpriv plot --methods "ppgsl random-perturb dice edgerand lapgraph" --tradeoff \
+	  --datasets "cora citeseer polblogs lastfm_asia pubmed deezer_europe" --out docs/ppgsl_tradeoff.png
+	$(BIN)/graphpriv plot --datasets "cora_ml cora citeseer" --metric accuracy --xlabel "epsilon (node-level)" \
+	  $(DPAR_CURVES) --out docs/dpar_epsilon.png
 
 bench: setup
 	$(BIN)/python benchmarks/bench_dpar.py --nodes 100000 --seeds 70 1000 --dataset cora_ml

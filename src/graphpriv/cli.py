@@ -17,6 +17,7 @@ from rich.table import Table
 from typer.exceptions import TyperException
 
 from graphpriv.errors import GraphPrivError
+from graphpriv.experiments import DEFAULT_STORE
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="graphpriv: privacy-preserving machine learning on graphs.")
@@ -101,7 +102,7 @@ def run(
     accounting: str | None = typer.Option(None, help="rigorous (default) or paper."),
     set_: list[str] = typer.Option([], "--set", help="Config override key=value (repeatable)."),
     json_path: Path | None = typer.Option(None, "--json", help="Write the full result as JSON (.json)."),
-    store: Path = typer.Option(Path("runs/results.sqlite"), help="SQLite results store."),
+    store: Path = typer.Option(DEFAULT_STORE, help="SQLite results store."),
     no_store: bool = typer.Option(False, "--no-store", help="Do not append to the store."),
     out: Path | None = typer.Option(None, "--out", help="Write the published graph (.txt/.csv/.tsv edge list or .npz)."),
     allow_large_delta: bool = typer.Option(False, "--allow-large-delta",
@@ -339,39 +340,59 @@ def sweep(
 @app.command()
 @_guarded
 def reproduce(
-    table: str = typer.Argument(..., help="Named paper table, e.g. dplp-table2, dplp-rank-table1, privdpr-lp, dpar-table1."),
-    seeds: int = typer.Option(5, help="Seeds per cell (cells with a max_seeds limit run fewer)."),
+    table: str = typer.Argument(..., help="A table of experiments/grids (e.g. dplp-table2, dplp-rank-table1, "
+                                          "privdpr-lp, dpar-table1, audit-dplp, ppgsl-table1), or 'list'."),
+    seeds: int | None = typer.Option(None, help="Seeds per cell (default: the grid's, the committed table's count)."),
     quick: bool = typer.Option(False, "--quick", help="Smoke version: 1 seed, first dataset, at most 2 epochs."),
-    store: Path = typer.Option(Path("runs/results.sqlite"), help="SQLite results store (stored runs are reused)."),
+    store: Path = typer.Option(DEFAULT_STORE, help="SQLite results store (stored runs are reused)."),
     workers: int = typer.Option(2, "--workers", "-w", help="LocalCluster worker processes."),
     scheduler: str | None = typer.Option(None, "--scheduler", help="Address of a running Dask scheduler."),
     from_store: bool = typer.Option(False, "--from-store", help="Run nothing: render the seeds stored so far."),
+    from_results: bool = typer.Option(False, "--from-results",
+                                      help="Run nothing, read no store: render docs/results/TABLE.csv."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run again the cells whose stored run raised."),
+    docs: Path = typer.Option(Path("docs"), "--docs", help="Docs folder (reproduction/, results/ under it)."),
 ) -> None:
-    """Run a paper table's grid on Dask and write ours beside the paper's numbers (docs/reproduction).
+    """Run a table's grid and write it beside the paper's numbers (docs/reproduction/TABLE.md) with the
+    results it rests on (docs/results/TABLE.csv). `graphpriv reproduce list` names the tables.
     Exit code 1 when any cell failed (now, or before and not retried)."""
+    from graphpriv.experiments.grid import grid_names
+    from graphpriv.experiments.reproduce import ALIASES, resolve
     from graphpriv.experiments.reproduce import reproduce as run_reproduce
 
+    if table == "list":
+        for name in grid_names():
+            grid = resolve(name)
+            console.print(f"{name:22s} {grid.kind:9s} {grid.title}", highlight=False, soft_wrap=True)
+        console.print("aliases: " + ", ".join(f"{a} -> {t}" for a, t in sorted(ALIASES.items())), highlight=False,
+                      soft_wrap=True)
+        return
+    resolve(table)  # an unknown table or a bad grid file fails here, before any work
     columns = (TextColumn(table), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn())
-    with Progress(*columns, console=console) as bar:
+    with Progress(*columns, console=console, disable=from_results) as bar:
         task = bar.add_task(table, total=None)
         out, counts = run_reproduce(table, seeds=seeds, quick=quick, store=store, workers=workers,
-                                    scheduler=scheduler, run=not from_store, retry_failed=retry_failed,
+                                    scheduler=scheduler, run=not from_store, from_results=from_results,
+                                    retry_failed=retry_failed, docs=docs,
                                     on_done=lambda run, status, done, total: bar.update(task, completed=done,
                                                                                          total=total))
-    console.print(out.read_text())
+    console.print(out.read_text(), highlight=False, soft_wrap=True, markup=False)
+    if from_results:
+        console.print(f"rendered from {docs / 'results' / (out.stem + '.csv')} ({counts['total']} records); "
+                      f"written to {out}", highlight=False, soft_wrap=True)
+        return
     failed_before = counts.get("failed_before", 0)
-    console.print(f"{counts['ok']} ran, {counts['skipped']} reused, {counts['error']} errors"
+    console.print(f"{counts['ok']} ran, {counts.get('skipped', 0)} reused, {counts.get('error', 0)} errors"
                   + (f", {failed_before} failed before (--retry-failed runs them)" if failed_before else "")
-                  + f"; written to {out}")
-    if counts["error"] or failed_before:
+                  + f"; written to {out}", highlight=False, soft_wrap=True)
+    if counts.get("error") or failed_before:
         raise typer.Exit(code=1)
 
 
 @app.command()
 @_guarded
 def report(
-    store: Path = typer.Option(Path("runs/results.sqlite"), "--store", help="Existing SQLite results store."),
+    store: Path = typer.Option(DEFAULT_STORE, "--store", help="Existing SQLite results store."),
     out: Path = typer.Option(Path("runs/report"), "--out", help="Folder for the PNG/SVG plots and summary.md."),
 ) -> None:
     """Privacy-utility curves and attack-vs-utility plots (PNG and SVG) and a Markdown summary of a store.
@@ -389,6 +410,44 @@ def report(
                   + (f" ({len(written.skipped)} rows skipped)" if written.skipped else "") + ": "
                   + ", ".join(p.name for p in files[:8]) + (" ..." if len(files) > 8 else ""),
                   highlight=False, soft_wrap=True)
+
+
+@app.command()
+@_guarded
+def plot(
+    datasets: list[str] = typer.Option(..., "--datasets", help="Datasets, one panel each (repeat or space-separate)."),
+    out: Path = typer.Option(..., "--out", help="The PNG to write."),
+    store: Path = typer.Option(DEFAULT_STORE, "--store", help="Existing SQLite results store (never created)."),
+    methods: list[str] = typer.Option([], "--methods", help="Method ids (epsilon sweep and --tradeoff)."),
+    epsilons: list[float] = typer.Option([], "--epsilons", help="Epsilon sweep: only these target epsilons."),
+    tradeoff: bool = typer.Option(False, "--tradeoff", help="Utility against the GAE+sim attack AUC (publishing)."),
+    rank_sweeps: bool = typer.Option(False, "--rank-sweeps",
+                                     help="DPLP-rank Fig. 3 on the first dataset (--methods ignored)."),
+    curve: list[str] = typer.Option([], "--curve", metavar="LABEL=METHOD[:key=value,...]",
+                                    help="One line per --curve: --metric against the target epsilon."),
+    metric: str | None = typer.Option(None, "--metric", help="Metric of the --curve plot, e.g. accuracy."),
+    xlabel: str = typer.Option("epsilon", "--xlabel", help="x-axis label of the --curve plot."),
+) -> None:
+    """One plot from a results store: test AUC against epsilon (default), --curve lines, a publishing
+    --tradeoff, or DPLP-rank's --rank-sweeps. A missing or foreign store is an error (exit 2)."""
+    from graphpriv.experiments import plots
+    from graphpriv.experiments.store import ResultStore
+
+    datasets = [d for item in datasets for d in item.split()]
+    methods = [m for item in methods for m in item.split()]
+    curves = [plots.parse_curve(c) for c in curve]  # a bad spec fails before the store is opened
+    results = ResultStore.open_existing(store)
+    if curves:
+        plots.plot_curves(results, curves, datasets, out, metric=metric or "test_auc",
+                          ylabel=f"{metric or 'test AUC'} (%)", xlabel=xlabel)
+    elif rank_sweeps:
+        console.print(plots.plot_rank_sweeps(results, datasets[0], out), highlight=False, markup=False)
+    elif tradeoff:
+        plots.plot_tradeoff(results, methods, datasets, out)
+    else:
+        plots.plot_epsilon_sweep(results, methods, datasets, out, epsilons or None, accounting="rigorous",
+                                 backbone="gcn")
+    console.print(f"wrote {out}", highlight=False, soft_wrap=True)
 
 
 @app.command()

@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from graphpriv.cli import app
 from graphpriv.errors import ConfigError, StoreError
-from graphpriv.experiments import tables
+from graphpriv.experiments.grid import GridRow, RunsGrid
 from graphpriv.experiments.report import plot_names, write_report
 from graphpriv.experiments.reproduce import reproduce, update_block
 from graphpriv.experiments.store import ResultStore
@@ -34,31 +34,45 @@ def graph_file(tmp_path_factory):
     return str(path)
 
 
-def test_reproduce_runs_a_table_and_rewrites_its_block(tmp_path, graph_file, monkeypatch):
-    spec = tables.TableSpec("toy", "Toy table", (graph_file,),
-                            (tables.Row("MLP", "mlp", {"epochs": 3}, paper={graph_file: 50.0}),
-                             tables.Row("DP-MLP eps 4", "dp-mlp", {"epochs": 3, "epsilon": 4.0})),
-                            "no paper", metric="accuracy")
-    monkeypatch.setitem(tables.TABLES, "toy", spec)
+def _toy(graph_file):
+    return RunsGrid(name="toy", title="Toy table", source="no paper", datasets=[graph_file], metric="accuracy",
+                    rows=[GridRow(label="MLP", method="mlp", settings={"epochs": 3}, paper={graph_file: 50.0}),
+                          GridRow(label="DP-MLP eps 4", method="dp-mlp", settings={"epochs": 3, "epsilon": 4.0})])
+
+
+def test_reproduce_runs_a_table_writes_its_results_and_renders_them_again(tmp_path, graph_file):
+    grid = _toy(graph_file)
     store, docs = tmp_path / "s.sqlite", tmp_path / "docs"
-    out, counts = reproduce("toy", seeds=2, store=store, workers=1, docs=docs)
+    (docs).mkdir()
+    (docs / "reproduction.md").write_text("# R\n\n<!-- graphpriv reproduce toy: generated, do not edit -->\nold\n"
+                                          "<!-- end toy -->\n")
+    out, counts = reproduce(grid, seeds=2, store=store, workers=1, docs=docs)
     assert counts == {"total": 4, "skipped": 0, "failed_before": 0, "ok": 4, "error": 0}
     text = out.read_text()
     assert "| MLP |" in text and "| 50.00 |" in text and "| DP-MLP eps 4 |" in text
+    assert "graphpriv reproduce toy --seeds 2" in text
     doc = (docs / "reproduction.md").read_text()
-    assert doc.count("graphpriv reproduce toy: generated") == 1
-    _, again = reproduce("toy", seeds=2, store=store, workers=1, docs=docs)
-    assert again["skipped"] == 4 and again["ok"] == 0
-    assert (docs / "reproduction.md").read_text().count("graphpriv reproduce toy: generated") == 1
-    rendered, nothing = reproduce("toy", seeds=3, store=store, docs=docs, run=False)
+    assert doc.count("graphpriv reproduce toy: generated") == 1 and "old" not in doc and "| MLP |" in doc
+    results = (docs / "results" / "toy.csv").read_text()
+    assert results.count("\n") == 4 + 5  # 4 comment lines, a header, 4 runs
+    # rendered again from the CSV alone, with the store gone: the same bytes
+    store.unlink()
+    again, read = reproduce(grid, from_results=True, docs=docs)
+    assert again.read_text() == text and read == {"total": 4, "ok": 0}
+    _, ran = reproduce(grid, seeds=2, store=store, workers=1, docs=docs)  # a fresh store: every run again
+    assert ran["ok"] == 4
+    _, reused = reproduce(grid, seeds=2, store=store, workers=1, docs=docs)
+    assert reused["skipped"] == 4 and reused["ok"] == 0
+    rendered, nothing = reproduce(grid, seeds=3, store=store, docs=docs, run=False)
     assert nothing["ok"] == 0 and "--from-store" in rendered.read_text() and "| 2 |" in rendered.read_text()
-    quick, _ = reproduce("toy", quick=True, store=store, workers=1, docs=docs)
+    quick, _ = reproduce(grid, quick=True, store=store, workers=1, docs=docs)
     assert quick.parent.name == "quick" and "--quick" in quick.read_text()
     with pytest.raises(ConfigError, match="unknown table"):
         reproduce("no-such-table", store=store, docs=docs)
-    from graphpriv.experiments.reproduce import ALIASES
-
-    assert all(target in tables.TABLES for target in ALIASES.values())
+    with pytest.raises(ConfigError, match="no results file"):
+        reproduce("dplp-table2", from_results=True, docs=tmp_path / "elsewhere")
+    with pytest.raises(ConfigError, match="neither --quick nor --from-store"):
+        reproduce(grid, from_results=True, quick=True, docs=docs)
 
 
 def test_update_block_keeps_the_rest_of_the_document(tmp_path):

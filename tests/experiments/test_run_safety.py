@@ -248,16 +248,20 @@ def test_a_sweep_crosses_epsilons_with_private_variants_only():
     assert cells == [(False, 4.0), (True, 1.0), (True, 2.0)]  # the non-private variant once, at the default
 
 
-def test_the_paper_tables_keep_their_deltas(monkeypatch):
-    from graphpriv.experiments import tables
+def test_the_paper_tables_keep_their_deltas(monkeypatch, tmp_path):
+    from graphpriv.experiments import reproduce as reproduce_module
+    from graphpriv.experiments.grid import load_grid
 
     seen = {}
 
-    def fake_run_method(method, dataset, **kwargs):
+    def fake_run_runs(runs, store, **kwargs):
         seen.update(kwargs)
-        return "result"
-    monkeypatch.setattr(runner_module, "run_method", fake_run_method)
-    assert tables._run_cell(("dpar-gm", "cora_ml", 0, {"delta": 2e-3}, "s.sqlite")) == "result"
+        raise RuntimeError("stop")
+    monkeypatch.setattr(reproduce_module, "run_runs", fake_run_runs)
+    grid = load_grid("dpar-table1")
+    assert grid.allow_large_delta and grid.rows[2].per_dataset["cora_ml"] == {"delta": 2e-3}
+    with pytest.raises(RuntimeError, match="stop"):
+        reproduce_module.reproduce(grid, store=tmp_path / "s.sqlite", docs=tmp_path)
     assert seen["allow_large_delta"] is True
 
 

@@ -1,9 +1,10 @@
 import pytest
 
+from graphpriv.experiments.grid import GridRow, RunsGrid
 from graphpriv.experiments.plots import epsilon_curves, plot_epsilon_sweep
 from graphpriv.experiments.registry import make_config
 from graphpriv.experiments.store import ResultStore, config_hash
-from graphpriv.experiments.tables import TABLES, Row, TableSpec, run_table, to_markdown
+from graphpriv.experiments.tables import Cell, RunRecord, runs_markdown
 from graphpriv.methods.base import Result
 from graphpriv.privacy.report import PrivacyReport
 
@@ -64,47 +65,6 @@ def test_curve_specs_filter_runs_by_config(tmp_path):
     assert out.stat().st_size > 1000
 
 
-def test_every_table_row_has_a_valid_config():
-    for spec in TABLES.values():
-        for row in spec.rows:
-            for dataset in spec.datasets:
-                make_config(row.method, row.settings(dataset))
-
-
-def test_run_table_reuses_stored_runs(tmp_path, monkeypatch):
-    calls = []
-
-    def fake(args):
-        _, dataset, seed, overrides, store = args
-        calls.append(seed)
-        r = _result(method="cn", seed=seed, auc=0.5 + seed / 10)
-        r = r.model_copy(update={"config": make_config("cn", overrides).model_dump(mode="json"), "privacy": None,
-                                 "dataset": dataset})
-        ResultStore(store).append(r)
-        return r
-
-    from graphpriv.experiments import tables
-
-    monkeypatch.setattr(tables, "_run_cell", fake)
-    spec = TableSpec("t", "t", ("g",), (Row("CN", "cn", paper={"g": 60.0}),), "test")
-    cells = run_table(spec, seeds=2, store=tmp_path / "s.sqlite")
-    assert calls == [0, 1]
-    run_table(spec, seeds=3, store=tmp_path / "s.sqlite")
-    assert calls == [0, 1, 2]
-    text = to_markdown(spec, cells, seeds=2, command="cmd")
-    assert "| CN | g | 55.00 ± 7.07 | 2 | 60.00 |" in text
-    stored = run_table(spec, seeds=5, store=tmp_path / "s.sqlite", run=False)  # seeds 3, 4 missing: not run
-    assert calls == [0, 1, 2] and [r.seed for r in stored[0][2]] == [0, 1, 2]
-
-
-def test_cells_capped_to_zero_seeds_are_left_out(tmp_path, monkeypatch):
-    from graphpriv.experiments import tables
-
-    monkeypatch.setattr(tables, "_run_cell", lambda args: (_ for _ in ()).throw(AssertionError("ran")))
-    spec = TableSpec("t", "t", ("g",), (Row("CN", "cn", max_seeds={"g": 0}),), "test")
-    assert run_table(spec, seeds=2, store=tmp_path / "s.sqlite") == []
-
-
 def test_tradeoff_points_and_plot(tmp_path):
     from graphpriv.experiments.plots import plot_tradeoff, tradeoff_points
     from graphpriv.methods.base import Result
@@ -120,13 +80,18 @@ def test_tradeoff_points_and_plot(tmp_path):
     assert plot_tradeoff(store, ["random-perturb"], ["g"], tmp_path / "t.png").stat().st_size > 1000
 
 
+def _records(results, label="CN"):
+    return [RunRecord.from_result(label, r, r.metrics) for r in results]
+
+
 def test_columns_a_run_did_not_measure_show_a_dash():
-    spec = TableSpec("t", "t", ("g",), (Row("CN", "cn"),), "test", columns=("nc_f1", "lp_auc"))
+    grid = RunsGrid(name="t", title="t", source="test", datasets=["g"], rows=[GridRow(label="CN", method="cn")],
+                    columns=["nc_f1", "lp_auc"])
     results = [_result(method="cn", seed=s, auc=0.6) for s in (0, 1)]
     for r in results:
         r.metrics["lp_auc"] = 0.7
     results[1].metrics["nc_f1"] = 0.5  # measured on one seed only: not averaged as if complete
-    text = to_markdown(spec, [(spec.rows[0], "g", results)], seeds=2, command="cmd")
+    text = runs_markdown(grid, [Cell(grid.rows[0], "g", _records(results))], seeds=2, command="cmd", machine="m")
     assert "| CN | g | 60.00 ± 0.00 | 2 | - | - | 70.00 ± 0.00 |" in text
 
 
@@ -168,29 +133,12 @@ def test_rank_sweep_points_keep_each_lines_fixed_knob(tmp_path):
 
 
 def test_raw_columns_show_diagnostics_unscaled():
-    spec = TableSpec("t", "t", ("g",), (Row("DPR", "cn"),), "test", raw_columns=("gradient_norm",))
+    grid = RunsGrid(name="t", title="t", source="test", datasets=["g"], rows=[GridRow(label="DPR", method="cn")],
+                    raw_columns=["gradient_norm"])
     results = [_result(method="cn", seed=s, auc=0.5) for s in (0, 1)]
     for r, g in zip(results, (1e-14, 3e-14)):
         r.metrics["gradient_norm"] = g
         r.info["noise_multiplier"] = None  # a noise-free run: shown as '-'
-    text = to_markdown(spec, [(spec.rows[0], "g", results)], seeds=2, command="cmd")
+    text = runs_markdown(grid, [Cell(grid.rows[0], "g", _records(results, "DPR"))], seeds=2, command="cmd",
+                         machine="m")
     assert "| 2.00e-14 |" in text and "| - |" in text
-
-
-def test_run_table_with_two_workers_goes_through_dask(tmp_path):
-    import torch
-
-    from graphpriv.testing.graphs import labelled_sbm
-
-    graph = tmp_path / "sbm.pt"
-    torch.save(_plain(labelled_sbm(120, 3, seed=2)), graph)
-    store = tmp_path / "s.sqlite"
-    spec = TableSpec("t", "t", (str(graph),), (Row("MLP", "mlp", {"epochs": 2}),), "test", metric="accuracy")
-    cells = run_table(spec, seeds=2, store=store, workers=2)
-    assert [r.seed for r in cells[0][2]] == [0, 1] and ResultStore(store).count() == 2
-    again = run_table(spec, seeds=2, store=store, run=False)
-    assert [r.metrics["accuracy"] for r in again[0][2]] == [r.metrics["accuracy"] for r in cells[0][2]]
-    broken = TableSpec("b", "b", (str(tmp_path / "missing.pt"),), (Row("MLP", "mlp", {"epochs": 2}),), "test",
-                       metric="accuracy")
-    with pytest.raises(RuntimeError, match="2 run\\(s\\) of b failed"):
-        run_table(broken, seeds=2, store=store, workers=2)

@@ -1,18 +1,17 @@
-"""Privacy-utility plots from the results store (matplotlib, PNG).
+"""Privacy-utility plots from the results store (matplotlib, PNG); ``graphpriv plot`` draws them.
 
-    python -m graphpriv.experiments.plots --store runs/dplp.sqlite --methods dplp-ps lapgraph-sgnn \
-        --datasets yeast usair celegans pb --out docs/dplp_eps_sweep.png
+    graphpriv plot --methods dplp-ps lapgraph-sgnn --datasets yeast usair celegans pb \
+        --out docs/dplp_eps_sweep.png
 """
 
 from __future__ import annotations
 
-import argparse
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 
-from graphpriv.errors import GraphPrivError
+from graphpriv.errors import ConfigError
 from graphpriv.experiments.store import ResultStore
 
 
@@ -84,12 +83,12 @@ def parse_curve(spec: str) -> tuple[str, str, dict]:
     (label, method, config filter).
 
     Raises:
-        ValueError: a spec without ``=``.
+        ConfigError: a spec without ``=``.
     """
     import json
 
     if "=" not in spec.split(":", 1)[0]:
-        raise ValueError(f"curve spec {spec!r} must look like LABEL=METHOD[:key=value,...]")
+        raise ConfigError(f"curve spec {spec!r} must look like LABEL=METHOD[:key=value,...]")
     label, rest = spec.split("=", 1)
     method, _, filters = rest.partition(":")
     config = {}
@@ -229,53 +228,3 @@ def plot_rank_sweeps(store: ResultStore, dataset: str, out: Path, bases: tuple[s
     axes[0][0].legend(fontsize=7)
     _save(fig, out)
     return "\n".join(lines).lstrip() + "\n"
-
-
-def main() -> None:
-    """``python -m graphpriv.experiments.plots``: one plot from an existing results store (never
-    created); a graphpriv error exits with status 2 and its one-line message."""
-    parser = argparse.ArgumentParser(description="Privacy-utility plot from a results store.")
-    parser.add_argument("--store", type=Path, required=True)
-    parser.add_argument("--methods", nargs="+", default=[])
-    parser.add_argument("--datasets", nargs="+", required=True)
-    parser.add_argument("--epsilons", nargs="*", type=float, default=None)
-    parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--tradeoff", action="store_true", help="utility vs GAE+sim attack AUC (publishing)")
-    parser.add_argument("--rank-sweeps", type=Path, default=None, metavar="MARKDOWN",
-                        help="DPLP-rank Fig. 3 (first dataset; --methods ignored): PNG to --out, numbers to MARKDOWN")
-    parser.add_argument("--curve", action="append", default=[], metavar="LABEL=METHOD[:key=value,...]",
-                        help="one line per --curve (with --metric): metric vs target epsilon of matching runs")
-    parser.add_argument("--metric", default=None, help="metric of the --curve plot, e.g. accuracy")
-    parser.add_argument("--xlabel", default="epsilon")
-    args = parser.parse_args()
-    try:
-        store = ResultStore.open_existing(args.store)
-        _plot(args, store)
-    except GraphPrivError as exc:
-        parser.exit(2, f"error: {exc}\n")
-
-
-def _plot(args: argparse.Namespace, store: ResultStore) -> None:
-    """The plot ``main`` asked for, from ``store``."""
-    if args.curve:
-        plot_curves(store, [parse_curve(c) for c in args.curve], args.datasets, args.out,
-                    metric=args.metric or "test_auc", ylabel=f"{args.metric or 'test AUC'} (%)", xlabel=args.xlabel)
-        print(f"wrote {args.out}")
-        return
-    if args.rank_sweeps:
-        text = plot_rank_sweeps(store, args.datasets[0], args.out)
-        args.rank_sweeps.parent.mkdir(parents=True, exist_ok=True)
-        args.rank_sweeps.write_text(text)
-        print(text + f"\nwrote {args.out} and {args.rank_sweeps}")
-        return
-    if args.tradeoff:
-        plot_tradeoff(store, args.methods, args.datasets, args.out)
-        print(f"wrote {args.out}")
-        return
-    plot_epsilon_sweep(store, args.methods, args.datasets, args.out, args.epsilons,
-                       accounting="rigorous", backbone="gcn")
-    print(f"wrote {args.out}")
-
-
-if __name__ == "__main__":
-    main()

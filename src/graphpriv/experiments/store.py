@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from graphpriv.errors import ConfigError, StoreError
+from graphpriv.experiments import DEFAULT_STORE
 from graphpriv.methods.base import Result
 
 __all__ = ["DEFAULT_STORE", "DEFAULT_TIMEOUT", "SCHEMA_VERSION", "Failure", "ResultStore", "config_hash",
@@ -41,7 +42,6 @@ __all__ = ["DEFAULT_STORE", "DEFAULT_TIMEOUT", "SCHEMA_VERSION", "Failure", "Res
 
 log = logging.getLogger(__name__)
 
-DEFAULT_STORE = Path("runs") / "results.sqlite"
 #: Seconds a store operation waits for another process's lock before it fails.
 DEFAULT_TIMEOUT = 60.0
 #: The layout this module writes (``PRAGMA user_version``); 0 is the unversioned layout it migrates.

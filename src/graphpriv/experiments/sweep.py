@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from graphpriv.data.validation import MAX_SEED, check_seed
 from graphpriv.errors import ConfigError, GraphPrivError, describe_validation_error
+from graphpriv.experiments import DEFAULT_STORE
 from graphpriv.experiments.registry import (
     check_delta_rule,
     check_epsilon_applies,
@@ -73,7 +74,7 @@ class SweepSpec(BaseModel):
     seeds: int | list[int] = 1
     overrides: list[dict[str, Any]] = Field(default_factory=lambda: [{}], min_length=1)
     method_overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    store: str = "runs/results.sqlite"
+    store: str = str(DEFAULT_STORE)
     allow_large_delta: bool = False
 
     @field_validator("epsilons")
@@ -464,7 +465,7 @@ def run_runs(runs: list[SweepRun], store_path: str | Path, *, workers: int = 2, 
         return counts
     cluster = None
     if scheduler is None:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")  # any free port: never fails on a busy 8787
     client = Client(scheduler or cluster)
     try:
         futures = {client.submit(execute_run, run, threads, allow_large_delta, key=f"graphpriv-run-{i}-{run.method}", pure=False): run
