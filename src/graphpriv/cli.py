@@ -100,6 +100,8 @@ def run(
     delta: float | None = typer.Option(None, help="Delta (default: the method's); below 1 / (privacy units)."),
     seed: int = typer.Option(0, help="Seed of split, sampling and noise, in [0, 2^32 - 1]."),
     accounting: str | None = typer.Option(None, help="rigorous (default) or paper."),
+    preset: str | None = typer.Option(None, "--preset", help="A named preset of the method (e.g. dplp-ps 'paper': the "
+                                                              "paper's per-dataset settings); --set goes over it."),
     set_: list[str] = typer.Option([], "--set", help="Config override key=value (repeatable)."),
     json_path: Path | None = typer.Option(None, "--json", help="Write the full result as JSON (.json)."),
     store: Path = typer.Option(DEFAULT_STORE, help="SQLite results store."),
@@ -128,6 +130,11 @@ def run(
     for key, value in (("epsilon", epsilon), ("delta", delta), ("accounting", accounting)):
         if value is not None:
             overrides[key] = value
+    if preset is not None:
+        from graphpriv.experiments.registry import method_spec, preset_settings
+
+        method_spec(method)  # an unknown method is named as such, not as a missing preset
+        overrides = {**preset_settings(method, preset, dataset), **overrides}
     settings = check_settings(method, seed=seed, overrides=overrides)  # nothing created before these pass
     spec = settings[0]
     if json_path is not None:

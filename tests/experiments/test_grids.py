@@ -154,3 +154,20 @@ def test_plot_is_a_subcommand_and_refuses_a_missing_store(tmp_path):
 
 def test_the_grid_folder_is_the_package_data_folder():
     assert grid_module.GRID_DIR == Path(grid_module.__file__).parent / "grids"
+
+
+def test_run_takes_a_preset_under_the_users_settings(tmp_path, graph_file):
+    res = runner.invoke(app, ["run", "cn", "-d", "usair", "--preset", "paper", "--no-store"])
+    assert res.exit_code == 2 and "cn has no preset 'paper'" in res.output
+    res = runner.invoke(app, ["run", "nope", "-d", "usair", "--preset", "paper", "--no-store"])
+    assert res.exit_code == 2 and "unknown method 'nope'" in res.output
+    out = tmp_path / "r.json"
+    res = runner.invoke(app, ["run", "dpar-gm", "-d", graph_file, "--preset", "one-row", "--set", "epochs=1",
+                              "--set", "appr_share=0.2", "--epsilon", "8", "--allow-large-delta", "--no-store",
+                              "--json", str(out)])
+    assert res.exit_code == 0, res.output
+    import json
+
+    config = json.loads(out.read_text())["config"]
+    assert config["node_rate"] == 1.0 and config["max_rows"] == 1  # the preset
+    assert config["appr_share"] == 0.2 and config["epochs"] == 1  # --set over the preset
