@@ -42,7 +42,7 @@ reproduce: setup
 	$(BIN)/python -m pytest -q -m slow
 	for table in $(TABLES); do $(BIN)/graphpriv reproduce $$table --workers 2 || exit 1; done
 	$(BIN)/graphpriv plot --methods "dplp-ps lapgraph-sgnn" --datasets "yeast usair celegans pb" \
-	  --epsilons 1 --epsilons 2.5 --epsilons 5 --epsilons 7.5 --epsilons 10 --out docs/dplp_eps_sweep.png
+	  --epsilons 1 --epsilons 2.5 --epsilons 4 --epsilons 5 --epsilons 7.5 --epsilons 10 --out docs/dplp_eps_sweep.png
 	$(BIN)/graphpriv plot --rank-sweeps --datasets yeast --out docs/dplp_rank_sweeps.png
 	for m in lp_auc err_tc; do $(BIN)/graphpriv plot --datasets "cora citeseer p2p_gnutella08 chicago" \
 	  --metric $$m --xlabel "epsilon (node-level, rigorous)" \
