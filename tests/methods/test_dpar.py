@@ -95,3 +95,27 @@ def test_unlabelled_nodes_are_left_out_of_training_and_scoring(sbm):
         result = _run(method, data, epsilon=4.0, node_rate=0.5, seeds=20) if method == "dpar-gm" else \
             _run(method, data, epsilon=4.0)
         assert 0 <= result.metrics["accuracy"] <= 1
+
+
+@pytest.mark.parametrize(("appr", "accounting"), [("em1", "rigorous"), ("gm", "paper")])
+def test_the_fits_ledger_builds_its_report_and_survives_save_and_load(sbm, tmp_path, appr, accounting):
+    from graphpriv.methods.dpar import DPARClassifier
+    from graphpriv.privacy import dpar_accounting as acc
+
+    est = DPARClassifier(appr=appr, epochs=2, epsilon=4.0, node_rate=0.5, seeds=20, accounting=accounting,
+                         random_state=0).fit(sbm)
+    report, record, config = est.privacy_report_, est._noise_record, est._config
+    # the report is the ledger's: the fit's ledger, rebuilt from its record, gives it back exactly
+    again = acc.spent_ledger(record, delta=config.delta, node_rate=config.node_rate, c1=config.c1,
+                             max_grad_norm=config.max_grad_norm, r=config.r, accounting=accounting)
+    assert again.report(target_epsilon=config.epsilon, notes=report.notes) == report
+    assert report.accountant == "rdp + (eps, delta) composition" and report.neighboring_relation == "ADD_OR_REMOVE_ONE"
+    assert [p.steps for p in report.phases] == [record["appr_info"]["num_rows"], record["steps"]]
+    assert est.epsilons_[f"epsilon_{accounting}"] == report.epsilon
+    assert est.epsilons_["epsilon_appr"] == report.phases[0].epsilon
+    assert est.epsilons_["epsilon_sgd"] == report.phases[1].epsilon
+    loaded = DPARClassifier.load(est.save(tmp_path / "dpar.pt"))
+    for mode in ("rigorous", "paper"):
+        assert loaded.epsilon_at(est.delta, accounting=mode) == est.epsilons_[f"epsilon_{mode}"]
+        assert loaded.epsilon_at(1e-6, accounting=mode) == est.epsilon_at(1e-6, accounting=mode)
+    assert loaded.epsilon_at(est.delta) == report.epsilon

@@ -198,3 +198,13 @@ def test_ragged_sensitive_links_are_a_dataset_error(cls, split):
     with pytest.raises(DatasetError, match="^sensitive_links ") as err:
         cls(**PARAMS[cls]).publish(graph, sensitive_links=[[0, 1], [2]])
     assert "\n" not in str(err.value)
+
+
+def test_each_release_states_its_neighbouring_relation(split):
+    graph, _ = split
+    # EdgeRand: one edge added or removed replaces one adjacency bit (REPLACE_ONE over the bits, stated
+    # explicitly); LapGraph: the edge unit's add/remove
+    edgerand = EdgeRand(epsilon=3.0, random_state=0).fit(graph).privacy_report_
+    lapgraph = LapGraph(epsilon=3.0, random_state=0).fit(graph).privacy_report_
+    assert edgerand.neighboring_relation == "REPLACE_ONE" and "adjacency bit" in edgerand.relation
+    assert lapgraph.neighboring_relation == "ADD_OR_REMOVE_ONE" and edgerand.unit == lapgraph.unit == "edge"

@@ -87,6 +87,22 @@ def test_report_after_one_list_is_the_protocols_and_grows_per_query(graph, metho
     assert est.draws_[est.queries_[0]] == SMALL["top_k"] + 2 and est.draws_[est.queries_[6]] == SMALL["top_k"]
 
 
+@pytest.mark.parametrize("method", ["dplp-rank-lin", "rank-laplace"])
+def test_the_report_is_the_ledgers_as_built(graph, method):
+    # the report is built by ledger_.report(...) and not edited afterwards: the event lines are
+    # the ledger's labels, spent with the draws (and again after a file round trip)
+    est = _ranker(method).fit(graph)
+    est.recommend(est.queries_[:3], k=3)
+    est.recommend(est.queries_[:1], k=2)
+    report = est.privacy_report_
+    eps = est.epsilon_p
+    assert report == est.ledger_.report(target_epsilon=SMALL["top_k"] * eps, notes=report.notes)
+    name = ("exponential mechanism (Gumbel top-K): " if est.noise == "gumbel"
+            else f"one-shot {est.noise} noise, claimed ")
+    assert report.phases[0].events == [f"{name}PureDpEvent(epsilon={eps:g}) x 5"]
+    assert report.neighboring_relation == "REPLACE_ONE" and report.unit == "protected_pair"
+
+
 def test_fit_on_the_split_and_one_rank_reproduce_the_protocol(graph):
     method = "dplp-rank"
     config = make_config(method, _overrides(method))

@@ -174,3 +174,111 @@ def test_unreachable_budget_is_a_clear_error():
     make = lambda z: dp_event.SelfComposedDpEvent(HypergeometricGroupGaussianDpEvent(z, 100, 100, 100), 10**6)
     with pytest.raises(BudgetExceededError, match="cannot be met.*steps"):
         calibrate_noise_multiplier(make, target_epsilon=1e-4, delta=1e-5, max_noise_multiplier=10.0)
+
+
+# -- units name their relation; the ledger records and reports it ------------------------------------
+
+
+def test_each_unit_names_its_relation_and_the_ledger_defaults_to_it():
+    from dp_accounting.privacy_accountant import NeighboringRelation
+
+    from graphpriv.privacy.units import describe_relation
+
+    add, replace = NeighboringRelation.ADD_OR_REMOVE_ONE, NeighboringRelation.REPLACE_ONE
+    assert PrivacyUnit.EDGE.relation is add and PrivacyUnit.NODE.relation is add
+    assert PrivacyUnit.PROTECTED_PAIR.relation is replace
+    for unit in PrivacyUnit:
+        ledger = Ledger(unit, delta=1e-5)
+        assert ledger.neighboring_relation is unit.relation
+        report = ledger.report()
+        assert report.neighboring_relation == unit.relation.name and report.relation == unit.description
+    # a method analysed under the other relation says so, and the report states it
+    bits = Ledger(PrivacyUnit.EDGE, delta=1e-5, accountant="pld", neighboring_relation=replace)
+    assert bits.report().neighboring_relation == "REPLACE_ONE" and "replace-one" in bits.report().relation
+    bounded = Ledger(PrivacyUnit.NODE, delta=1e-5, neighboring_relation=replace).report()
+    assert "bounded" in bounded.relation and "replacing one node" in bounded.relation
+    assert describe_relation("edge", add) == PrivacyUnit.EDGE.description
+    with pytest.raises(PrivacyError, match="PROTECTED_PAIR|protected_pair"):
+        Ledger(PrivacyUnit.PROTECTED_PAIR, delta=1e-5, neighboring_relation=add)
+    with pytest.raises(PrivacyError, match="REPLACE_SPECIAL"):
+        describe_relation(PrivacyUnit.NODE, NeighboringRelation.REPLACE_SPECIAL)
+    # the relation reaches the accountant: the PLD accountant refuses randomized response under add/remove
+    rr = dp_event.RandomizedResponseDpEvent(0.1, 2)
+    with pytest.raises(UnsupportedMechanismError):
+        Ledger(PrivacyUnit.EDGE, delta=1e-5, accountant="pld").spend(rr, phase="flips")
+    bits.spend(rr, phase="flips")
+
+
+def test_labels_name_events_in_the_report_and_merge_like_events():
+    from graphpriv.privacy.events import PureDpEvent
+
+    ledger = Ledger(PrivacyUnit.PROTECTED_PAIR, delta=0.0, accountant="basic")
+    for count in (2, 3):
+        ledger.spend(PureDpEvent(0.5), phase="ranking", count=count, label="exponential mechanism")
+    ledger.spend(PureDpEvent(0.5), phase="ranking")
+    report = ledger.report()
+    assert report.phases[0].events == ["exponential mechanism x 5", "Pure(epsilon=0.5) x 1"]
+    assert report.phases[0].steps == 6 and report.epsilon == pytest.approx(3.0)
+
+
+def test_the_phases_accountant_composes_each_phase_apart_then_amplifies():
+    from graphpriv.privacy.analysis.top_k import amplified_by_subsampling
+    from graphpriv.privacy.events import GaussianRowDpEvent, TopKRowDpEvent
+
+    q, delta = 0.2, 1e-4
+    for accounting in ("rigorous", "paper"):
+        ledger = Ledger(PrivacyUnit.NODE, delta=delta, accounting=accounting, accountant="phases",
+                        unit_sampling_rate=q)
+        ledger.spend(TopKRowDpEvent(0.05, 2), phase="rows", count=30, label="row")
+        sgd = dp_event.PoissonSampledDpEvent(0.1, dp_event.GaussianDpEvent(1.2))
+        for _ in range(50):
+            ledger.spend(sgd, phase="sgd", noise_multiplier=1.2)
+        share = delta / q / 2
+        rows, steps = ledger.epsilon(phase="rows"), ledger.epsilon(phase="sgd")
+        assert steps == GraphRdpAccountant().compose(sgd, 50).get_epsilon(share)
+        inner = rows + steps
+        want = amplified_by_subsampling(inner, 2 * share, q) if accounting == "rigorous" else (q * inner, q * 2 * share)
+        report = ledger.report()
+        assert (report.epsilon, report.delta) == pytest.approx(want, rel=1e-12)
+        assert [p.epsilon for p in report.phases] == [rows, steps] and report.phases[0].events == ["row x 30"]
+    # a phase keeps its accountant: rows and RDP events do not mix; Gaussian rows are RDP when rigorous
+    ledger = Ledger(PrivacyUnit.NODE, delta=delta, accountant="phases", unit_sampling_rate=q)
+    ledger.spend(TopKRowDpEvent(0.05, 2), phase="rows", count=3)
+    with pytest.raises(UnsupportedMechanismError):
+        ledger.spend(dp_event.GaussianDpEvent(1.0), phase="rows")
+    ledger.spend(GaussianRowDpEvent(0.3, 0.01), phase="gm", count=4)
+    gm = GraphRdpAccountant().compose(dp_event.GaussianDpEvent(0.3 / (2 * 0.01)), 4).get_epsilon(delta / q / 2)
+    assert ledger.epsilon(phase="gm") == gm
+    with pytest.raises(PrivacyError, match="phases"):
+        Ledger(PrivacyUnit.NODE, delta=delta, unit_sampling_rate=0.5)
+    with pytest.raises(PrivacyError, match="unit_sampling_rate"):
+        Ledger(PrivacyUnit.NODE, delta=delta, accountant="phases", unit_sampling_rate=0.0)
+    with pytest.raises(PrivacyError, match="'accountant'"):
+        Ledger(PrivacyUnit.NODE, delta=delta, accountant="moments")
+
+
+def test_row_composition_accountant():
+    from graphpriv.privacy.analysis.row_composition import paper_rows_epsilon
+    from graphpriv.privacy.analysis.top_k import compose_approx_dp, one_shot_top_k_epsilon
+    from graphpriv.privacy.composition import RowCompositionAccountant
+    from graphpriv.privacy.events import GaussianRowDpEvent, TopKRowDpEvent
+
+    row = TopKRowDpEvent(0.1, 3, values=True)
+    rigorous = RowCompositionAccountant().compose(dp_event.SelfComposedDpEvent(row, 20))
+    per_row = 2 * one_shot_top_k_epsilon(0.1, 3, 1e-3 / 40)
+    assert rigorous.get_epsilon(1e-3) == compose_approx_dp(per_row, 1e-3 / 40, 20, target_delta=1e-3)[0]
+    paper = RowCompositionAccountant("paper").compose(row, 20)
+    assert paper.get_epsilon(1e-3) == paper_rows_epsilon(per_row, 20, 1e-3)
+    gaussian = GaussianRowDpEvent(0.5, 0.01)
+    assert not RowCompositionAccountant().supports(gaussian)  # rigorous Gaussian rows compose in RDP
+    assert RowCompositionAccountant("paper").supports(gaussian)
+    assert not RowCompositionAccountant().supports(dp_event.GaussianDpEvent(1.0))
+    assert RowCompositionAccountant().get_epsilon(1e-3) == 0.0
+    with pytest.raises(Exception, match="one kind of row"):
+        RowCompositionAccountant().compose(row).compose(TopKRowDpEvent(0.2, 3))
+    with pytest.raises(PrivacyError, match="target_delta"):
+        rigorous.get_epsilon(0.0)
+    # RDP accountants: a Gaussian row is GaussianDpEvent(std / (2 C1)); a top-K row is refused
+    assert GraphRdpAccountant().compose(gaussian, 7).get_epsilon(1e-5) == GraphRdpAccountant().compose(
+        dp_event.GaussianDpEvent(0.5 / 0.02), 7).get_epsilon(1e-5)
+    assert not GraphRdpAccountant().supports(row)

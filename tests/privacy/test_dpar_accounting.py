@@ -58,3 +58,98 @@ def test_gaussian_rows_and_dpsgd_are_calibrated_to_their_budgets():
     paper = acc.sgd_noise(2.0, 1e-3, sample_rate=0.25, steps=200, group_size=3, max_grad_norm=1.0, r=2.0,
                           accounting="paper")
     assert paper.sensitivity == 2.0 and paper.noise_multiplier == pytest.approx(one.noise_multiplier, rel=1e-3)
+
+
+# -- the ledger path: DPAR's phases and the q' amplification composed by the Ledger ----------------
+
+
+def _record(appr, *, epsilon, delta, node_rate, rows, k, group, r, c1=0.01, mode="rigorous", steps=40, rate=0.2):
+    """A fit's accounting record (what DPARClassifier keeps), calibrated as train_dpar calibrates."""
+    budget = acc.inner_budget(epsilon, delta, node_rate=node_rate, appr_share=0.4, accounting=mode)
+    info = {"num_rows": rows, "k": k}
+    if appr == "gm":
+        info["gm_noise_std"] = acc.gm_row_noise(budget.appr_epsilon, budget.appr_delta, c1=c1, rows=rows,
+                                                accounting=mode)
+    else:
+        values = appr == "em1"
+        round_eps, row_delta = acc.em_row_epsilon(budget.appr_epsilon, budget.appr_delta, k=k, rows=rows,
+                                                  values=values, accounting=mode)
+        info.update(em_round_epsilon=round_eps, em_row_delta=row_delta,
+                    em_value_epsilon=one_shot_top_k_epsilon(round_eps, k, row_delta) if values else None)
+    noise = acc.sgd_noise(budget.sgd_epsilon, budget.sgd_delta, sample_rate=rate, steps=steps, group_size=group,
+                          max_grad_norm=1.0, r=r, accounting=mode)
+    return {"budget": budget.__dict__, "noise": noise.__dict__, "appr_info": info, "steps": steps, "rate": rate,
+            "group": group}
+
+
+def _pre_ledger_epsilons(record, *, delta, node_rate, c1, r, mode):
+    """(eps_appr, eps_sgd, total) as DPAR computed them before its accounting went through the Ledger
+    (its _report / _appr_epsilon / fit_epsilon, from the functions of this module)."""
+    inner_delta = delta / node_rate
+    appr_delta = sgd_delta = inner_delta / 2
+    info, rows = record["appr_info"], record["appr_info"]["num_rows"]
+    row_delta = appr_delta / (2 * rows)
+    if "em_round_epsilon" in info:
+        values = info["em_value_epsilon"] is not None
+        if mode == "paper":
+            per_row = one_shot_top_k_epsilon(info["em_round_epsilon"], info["k"], row_delta)
+            appr = acc.paper_rows_epsilon(per_row * (2 if values else 1), rows, appr_delta)
+        else:
+            appr = acc.em_rows_epsilon(info["em_round_epsilon"], k=info["k"], rows=rows, row_delta=row_delta,
+                                       values=values, target_delta=appr_delta)
+    elif mode == "paper":
+        appr = acc.paper_rows_epsilon(math.sqrt(2 * math.log(1.25 / row_delta)) * c1 / info["gm_noise_std"], rows,
+                                      appr_delta)
+    else:
+        appr = acc.gm_rows_epsilon(info["gm_noise_std"], c1=c1, rows=rows, delta=appr_delta)
+    noise = acc.DparSgdNoise(**record["noise"])
+    sgd = acc.sgd_epsilon(noise.noise_std, max_grad_norm=1.0, sample_rate=record["rate"], steps=record["steps"],
+                          group_size=record["group"], delta=sgd_delta, r=r, accounting=mode)
+    return appr, sgd, acc.outer_epsilon(appr + sgd, inner_delta, node_rate=node_rate, accounting=mode)[0]
+
+
+CONFIGS = [("em0", 8.0, 1e-4, 0.09, 70, 2, 1, 1.0), ("em1", 8.0, 1e-4, 0.09, 70, 2, 3, 1.0),
+           ("gm", 8.0, 1e-4, 0.09, 70, 2, 1, 1.0), ("gm", 1.0, 2e-3, 0.5, 20, 4, 4, 2.0),
+           ("em1", 4.0, 1e-3, 1.0, 30, 3, 2, 0.5), ("em0", 60.0, 1e-5, 0.3, 50, 2, 5, 1.0)]
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("fit_mode", ["rigorous", "paper"])
+def test_the_ledger_gives_the_pre_ledger_epsilons(config, fit_mode):
+    appr, epsilon, delta, node_rate, rows, k, group, r = config
+    record = _record(appr, epsilon=epsilon, delta=delta, node_rate=node_rate, rows=rows, k=k, group=group, r=r,
+                     mode=fit_mode)
+    for mode in ("rigorous", "paper"):  # the fit's noise under both analyses, at its delta and smaller ones
+        ledger = acc.spent_ledger(record, delta=delta, node_rate=node_rate, c1=0.01, max_grad_norm=1.0, r=r,
+                                  accounting=mode)
+        for at in (delta, delta / 10, delta / 1000):
+            old = _pre_ledger_epsilons(record, delta=at, node_rate=node_rate, c1=0.01, r=r, mode=mode)
+            new = (ledger.epsilon(at, phase="dp-appr"), ledger.epsilon(at, phase="dp-sgd"), ledger.epsilon(at))
+            assert new == pytest.approx(old, rel=1e-9, abs=0), (mode, at)
+        report = ledger.report(target_epsilon=epsilon)
+        assert report.epsilon == ledger.epsilon() and [p.name for p in report.phases] == ["dp-appr", "dp-sgd"]
+        assert report.delta == pytest.approx(delta, rel=1e-12) and report.phases[0].steps == rows
+        assert report.accountant == "rdp + (eps, delta) composition" and report.unit == "node"
+        assert report.neighboring_relation == "ADD_OR_REMOVE_ONE"
+        if mode == fit_mode:  # the calibration's own analysis meets its target
+            assert report.epsilon <= epsilon * (1 + 1e-6)
+
+
+def test_the_sgd_noise_multiplier_of_each_mode():
+    record = _record("gm", epsilon=4.0, delta=1e-3, node_rate=0.5, rows=20, k=2, group=3, r=2.0)
+    noise = acc.DparSgdNoise(**record["noise"])
+    z = acc.sgd_noise_multiplier(noise, max_grad_norm=1.0, r=2.0, accounting="rigorous")
+    assert z == noise.noise_multiplier  # the calibrated z under its own analysis
+    paper = acc.sgd_noise_multiplier(noise, max_grad_norm=1.0, r=2.0, accounting="paper")
+    assert paper == noise.noise_std / 2.0  # the same std against the paper's sensitivity r C
+    assert acc.sgd_group(3, "paper") == 1 and acc.sgd_group(3, "rigorous") == 3
+
+
+def test_dpar_ledger_refuses_a_delta_the_sample_cannot_hold():
+    from graphpriv.errors import PrivacyError
+
+    with pytest.raises(PrivacyError, match="delta / q"):
+        acc.dpar_ledger(0.6, node_rate=0.5, accounting="rigorous")
+    ledger = acc.dpar_ledger(1e-3, node_rate=0.5, accounting="rigorous")
+    with pytest.raises(PrivacyError, match="delta / q"):
+        ledger.epsilon(0.7)

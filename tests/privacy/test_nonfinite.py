@@ -156,16 +156,17 @@ def dp_mlp_setup():
     train, test = perm[:240], perm[240:]
     config = MLPConfig(epochs=20, delta=1e-3)  # delta < 1 / 240
     z, steps, rate, _ = calibrated_noise(config, train.numel())
-    return x, y, train, test, config, z * config.max_grad_norm, steps, rate
+    return x, y, train, test, config, z, steps, rate
 
 
 def _train_dp_mlp(setup, poison=None):
-    x, y, train, test, config, noise_std, steps, rate = setup
+    x, y, train, test, config, z, steps, rate = setup
     xt = x[train].clone()
     if poison is not None:
         xt[5] = poison  # one training node; run()'s input checks are bypassed
     model = train_rows(xt, y[train], sp.identity(train.numel(), format="csr"), num_classes=3, config=config,
-                       steps=steps, sample_rate=rate, noise_std=noise_std, seed=0)
+                       steps=steps, sample_rate=rate, noise_multiplier=z, seed=0,
+                       ledger=Ledger(PrivacyUnit.NODE, delta=config.delta))
     with torch.no_grad():
         accuracy = (model.mlp(x[test]).argmax(1) == y[test]).float().mean().item()
     return model, accuracy

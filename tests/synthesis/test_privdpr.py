@@ -221,3 +221,94 @@ def test_score_counts_follow_the_softmax_of_v_vt():
     for i in range(6):
         keep = np.arange(6) != i
         assert stats.chisquare(dense[i, keep], 20000 * probs[i, keep]).pvalue > 1e-3
+
+
+def _pre_refactor_training(adj, *, epochs, batch_nodes, r, d, seed, std, depth, canary=None, num_walks=2,
+                           walk_length=16, lr=1e-3, adam_eps=1e-8, gamma=0.85, s=8.0):
+    """train_embeddings' loop before the one noisy step: noise drawn into V's buffer with normal_,
+    the batch's rows added by index_add_ (the reference the refactor must match bit for bit)."""
+    n = adj.shape[0]
+    gen = torch.Generator().manual_seed(seed)
+    model = DeepPageRank(n + (canary.rows if canary is not None else 0), r=r, d=d, depth=depth, s=s, generator=gen)
+    opt_w = torch.optim.Adam(model.weights.parameters(), lr=lr, eps=adam_eps)
+    opt_v = torch.optim.Adam([model.V], lr=lr, eps=adam_eps, fused=True)
+    out_degree = torch.from_numpy(np.diff(adj.indptr).astype(np.float32))
+    in_degree = torch.from_numpy(np.bincount(adj.indices, minlength=n).astype(np.float32))
+    rng = np.random.default_rng([seed, 131])
+    batch_pairs = batch_nodes * num_walks * walk_length
+    grad = torch.zeros_like(model.V)
+    for _ in range(epochs):
+        order = rng.permutation(n)
+        for j in range(n // batch_nodes):
+            src, dst = walk_pairs(adj, order[j * batch_nodes:(j + 1) * batch_nodes], num_walks=num_walks,
+                                  walk_length=walk_length, rng=rng)
+            opt_w.zero_grad()
+            if std is not None:
+                grad.normal_(0.0, std, generator=gen)
+            else:
+                grad.zero_()
+            if src.size:
+                i, k = torch.from_numpy(src), torch.from_numpy(dst)
+                nodes, where = torch.unique(torch.cat([i, k]), return_inverse=True)
+                rows = model.V.detach()[nodes].requires_grad_()
+                f = model.score(rows)
+                pair_loss(f[where[:i.numel()]], f[where[i.numel():]], out_degree[i], in_degree[k], num_nodes=n,
+                          gamma=gamma).sum().backward()
+                grad.index_add_(0, nodes, rows.grad)
+            opt_w.step()
+            if canary is not None:
+                canary.add(grad[n:])
+                canary.observe(grad[n:])
+            model.V.grad = grad.div_(batch_pairs)
+            opt_v.step()
+    return model.V.detach()[:n].clone()
+
+
+class _Canary:
+    """A GradientCanary that adds a fixed vector to its rows and keeps what it observes."""
+
+    rows = 3
+
+    def __init__(self):
+        self.seen = []
+
+    def add(self, grad):
+        grad += 1e-3
+
+    def observe(self, noisy):
+        self.seen.append(noisy.clone())
+
+
+@pytest.mark.parametrize(("epsilon", "accounting", "noise_scale"), [(2.0, "rigorous", 1.0), (2.0, "paper", 1.0),
+                                                                    (2.0, "rigorous", 0.01), (None, "rigorous", 1.0)])
+def test_training_is_the_pre_refactor_loop_bit_for_bit(epsilon, accounting, noise_scale):
+    from dp_accounting import dp_event
+    from dp_accounting.privacy_accountant import NeighboringRelation
+
+    from graphpriv.privacy.accountant import Ledger
+    from graphpriv.privacy.events import ApproxDpEvent
+    from graphpriv.privacy.units import PrivacyUnit
+
+    adj = to_csr(undirected_pairs(random_graph(48, 0.15, seed=5).edge_index), 48)
+    kw = {"epochs": 2, "batch_nodes": 8, "r": 8, "d": 4, "seed": 1}
+    new_canary, old_canary = _Canary(), _Canary()
+    new = train_embeddings(adj, epsilon=epsilon, accounting=accounting, canary=new_canary, noise_scale=noise_scale,
+                           **kw)
+    old = _pre_refactor_training(adj, std=new.noise_std, depth=new.depth, canary=old_canary, **kw)
+    assert torch.equal(new.V, old)
+    assert len(new_canary.seen) == new.iterations and all(torch.equal(a, b) for a, b in
+                                                          zip(new_canary.seen, old_canary.seen))
+    if epsilon is None:
+        assert new.ledger is None
+        return
+    # the ledger spent one event per step: the same report as the T steps spent at once before
+    t, z = new.iterations, new.noise_multiplier
+    if accounting == "paper":
+        ledger = Ledger(PrivacyUnit.NODE, delta=1e-5, accounting="paper", accountant="basic",
+                        neighboring_relation=NeighboringRelation.REPLACE_ONE)
+        ledger.spend(ApproxDpEvent(epsilon / t, 1e-5 / t), phase="training", count=t, noise_multiplier=z)
+    else:
+        ledger = Ledger(PrivacyUnit.NODE, delta=1e-5, neighboring_relation=NeighboringRelation.REPLACE_ONE)
+        ledger.spend(dp_event.GaussianDpEvent(z), phase="training", count=t, noise_multiplier=z)
+    assert new.ledger.report() == ledger.report()
+    assert new.ledger.report().neighboring_relation == "REPLACE_ONE"

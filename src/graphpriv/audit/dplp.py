@@ -67,6 +67,7 @@ from graphpriv.data.graph import decode_pairs, pair_codes, to_csr, undirected_pa
 from graphpriv.data.validation import check_data
 from graphpriv.errors import ConfigError
 from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor
+from graphpriv.privacy.engine import gaussian_noise
 from graphpriv.privacy.hooks import AuditHook
 
 __all__ = ["DiracCanaries", "audit_dplp", "canary_llr", "distance_two_non_edges"]
@@ -199,7 +200,7 @@ class DiracCanaries:
             raise RuntimeError("DiracCanaries.step before attach")
         slots = torch.as_tensor(indices, dtype=torch.int64) // self.group_size
         total = torch.bincount(slots, minlength=self.slots).double() * self.signs * self.max_grad_norm
-        noise = torch.randn(self.slots, generator=self.generator, dtype=torch.float64) * float(noise_std)
+        noise = gaussian_noise((self.slots,), float(noise_std), generator=self.generator, dtype=torch.float64)
         self.noise_std = float(noise_std)
         self.released.append(total + noise)
 

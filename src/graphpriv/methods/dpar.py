@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,8 +42,8 @@ from graphpriv.privacy.accountant import Ledger, check_delta
 from graphpriv.privacy.analysis.top_k import one_shot_top_k_epsilon
 from graphpriv.privacy.calibration import quiet_absl
 from graphpriv.privacy.hooks import AuditHook, noise_scale_of
-from graphpriv.privacy.report import PhaseReport, PrivacyReport
-from graphpriv.privacy.units import Accounting, PrivacyUnit
+from graphpriv.privacy.report import PrivacyReport
+from graphpriv.privacy.units import Accounting
 from graphpriv.propagation.appr import appr_ista
 from graphpriv.propagation.dp_appr import (
     cap_rows_per_node,
@@ -220,7 +219,7 @@ class DPARClassifier(NodeClassifier):
         self._keep(fit.model, x.shape[1], classes, fit.info, timer)
         return self._fitted(fit.privacy)
 
-    def epsilon_at(self, delta: float, accounting: str | None = None) -> float:
+    def epsilon_at(self, delta: float, accounting: Accounting | str | None = None) -> float:
         """The epsilon of the fitted noise at total ``delta``, split as the fit splits its own
         (:func:`fit_epsilon`); at ``privacy_report_.delta`` it is the report's epsilon. Works on a
         loaded estimator too (the file keeps the accounting's inputs: budgets, noise, m, steps).
@@ -263,12 +262,13 @@ class DPARFit:
     """What :func:`train_dpar` released and accounted.
 
     Attributes:
-        model: the trained f_theta (eval mode). privacy: the privacy report (None when not private).
-        metrics: ``epsilon_rigorous``, ``epsilon_paper``, ``epsilon_appr``, ``epsilon_sgd`` (private
-            runs). info: the sample's sizes, m, the noise. sample: the sampled training nodes
-            (global ids). pi: ``[S, S]`` the training rows over the sample. budget, noise,
-            appr_info, steps, rate, group: the accounting's inputs (budget and noise None when not
-            private).
+        model: the trained f_theta (eval mode). privacy: the privacy report (None when not private),
+            built by ``ledger``. metrics: ``epsilon_rigorous``, ``epsilon_paper``, ``epsilon_appr``,
+            ``epsilon_sgd`` (private runs). info: the sample's sizes, m, the noise. sample: the
+            sampled training nodes (global ids). pi: ``[S, S]`` the training rows over the sample.
+            budget, noise, appr_info, steps, rate, group: the accounting's inputs (budget and noise
+            None when not private). ledger: the fit's ledger (phases ``dp-appr``, ``dp-sgd``; None
+            when not private).
     """
 
     model: DecoupledModel
@@ -283,6 +283,7 @@ class DPARFit:
     steps: int
     rate: float
     group: int
+    ledger: Ledger | None = None
 
 
 def train_dpar(config: DPARConfig, x: torch.Tensor, y: torch.Tensor, train: np.ndarray, edge_index: np.ndarray, *,
@@ -343,32 +344,35 @@ def train_dpar(config: DPARConfig, x: torch.Tensor, y: torch.Tensor, train: np.n
         group = rows_per_node(pi)
         info["rows_per_node"] = group
     steps, rate = steps_and_rate(sample.size, config.epochs, config.batch_size)
-    ledger = None
-    noise = None
+    ledger, noise, sgd = None, None, {}
     if private:
         noise = acc.sgd_noise(budget.sgd_epsilon, budget.sgd_delta, sample_rate=rate, steps=steps,
                               group_size=group, max_grad_norm=config.max_grad_norm, r=config.r,
                               accounting=config.accounting)
-        ledger = Ledger(PrivacyUnit.NODE, delta=budget.sgd_delta, accounting=config.accounting)
-        event = acc.sgd_event(noise.noise_multiplier, sample_rate=rate, group_size=group,
-                              accounting=config.accounting)
+        ledger = acc.dpar_ledger(config.delta, node_rate=config.node_rate, accounting=config.accounting)
+        event, num_rows, label = acc.appr_event(appr_info, c1=config.c1)
+        ledger.spend(event, phase="dp-appr", count=num_rows, label=label)
+        sgd = {"noise_multiplier": noise.noise_multiplier, "sensitivity": noise.sensitivity,
+               "group_size": acc.sgd_group(group, config.accounting), "ledger": ledger,
+               "accounting": config.accounting}
         info.update(sgd_noise_multiplier=noise.noise_multiplier, sgd_noise_std=noise.noise_std)
-    with timer.phase("training"):
-        model = train_rows(x[sample], y[sample], pi, num_classes=num_classes, config=config, steps=steps, sample_rate=rate,
-                           noise_std=None if noise is None else noise.noise_std, seed=seed,
-                           on_step=(lambda: ledger.spend(event, phase="dp-sgd")) if ledger else None,
-                           progress=progress, noise_scale=noise_scale)
+    with timer.phase("training"):  # DP-SGD spends each step on the ledger (phase dp-sgd)
+        model = train_rows(x[sample], y[sample], pi, num_classes=num_classes, config=config, steps=steps,
+                           sample_rate=rate, seed=seed, progress=progress, noise_scale=noise_scale, **sgd)
     privacy, metrics = None, {}
+    fit = DPARFit(model=model, privacy=None, metrics={}, info=info, sample=sample, pi=pi, budget=budget, noise=noise,
+                  appr_info=appr_info, steps=steps, rate=rate, group=group, ledger=ledger)
     if private:
         with quiet_absl():
-            privacy, metrics = _report(config, budget, appr_info, noise, ledger, rate=rate, steps=steps, group=group)
-    return DPARFit(model=model, privacy=privacy, metrics=metrics, info=info, sample=sample, pi=pi, budget=budget,
-                   noise=noise, appr_info=appr_info, steps=steps, rate=rate, group=group)
+            privacy, metrics = _report(config, _noise_record(fit), ledger)
+    return dataclasses.replace(fit, privacy=privacy, metrics=metrics)
 
 
-def fit_epsilon(config: DPARConfig, record: dict, delta: float, *, accounting: str = "rigorous") -> float:
-    """Epsilon of a private fit's noise at total ``delta`` under ``accounting``, split as the run
-    splits its own delta (delta / q' inside the sample, half to each phase; EM rows at
+def fit_epsilon(config: DPARConfig, record: dict, delta: float, *,
+                accounting: Accounting = Accounting.RIGOROUS) -> float:
+    """Epsilon of a private fit's noise at total ``delta`` under ``accounting``: the fit's ledger
+    rebuilt from its record (:func:`graphpriv.privacy.dpar_accounting.spent_ledger`), which splits
+    delta as the run does (delta / q' inside the sample, half to each phase; EM rows at
     delta_appr / 2M each; the EM rows are pure K eps-DP, so any row delta is a valid choice). At
     ``config.delta`` it is the run's ``epsilon_rigorous`` / ``epsilon_paper``; the privacy audit
     asks for it at a smaller delta.
@@ -376,7 +380,8 @@ def fit_epsilon(config: DPARConfig, record: dict, delta: float, *, accounting: s
     Args:
         config: the fit's hyperparameters. record: the fit's accounting inputs, as
             :func:`_noise_record` of a private :class:`DPARFit` writes them (JSON values: the phase
-            budgets, the DP-SGD noise, the DP-APPR facts, steps, rate and m).
+            budgets, the DP-SGD noise, the DP-APPR facts, steps, rate and m). delta: in (0, 1).
+        accounting: ``rigorous`` or ``paper``.
 
     Raises:
         PrivacyError: delta / q' >= 1.
@@ -385,18 +390,14 @@ def fit_epsilon(config: DPARConfig, record: dict, delta: float, *, accounting: s
     if not 0 < inner_delta < 1:
         raise PrivacyError(f"need 0 < delta / q' < 1 (got delta / node_rate = {delta:g} / {config.node_rate:g} = "
                            f"{inner_delta:g}); ask for a delta below node_rate")
-    spent, noise = record["budget"], acc.DparSgdNoise(**record["noise"])
-    budget = acc.DparPhaseBudget(spent["appr_epsilon"], inner_delta / 2, spent["sgd_epsilon"], inner_delta / 2)
-    info = dict(record["appr_info"])
-    if "em_round_epsilon" in info:
-        info["em_row_delta"] = budget.appr_delta / (2 * int(info["num_rows"]))
     with quiet_absl():
-        appr_eps = _appr_epsilon(config, info, budget, accounting)
-        sgd_eps = acc.sgd_epsilon(noise.noise_std, max_grad_norm=config.max_grad_norm,
-                                  sample_rate=float(record["rate"]), steps=int(record["steps"]),
-                                  group_size=int(record["group"]), delta=budget.sgd_delta, r=config.r,
-                                  accounting=accounting)
-    return acc.outer_epsilon(appr_eps + sgd_eps, inner_delta, node_rate=config.node_rate, accounting=accounting)[0]
+        return _spent(config, record, accounting).epsilon(delta)
+
+
+def _spent(config: DPARConfig, record: dict, accounting: Accounting) -> Ledger:
+    """The fit's ledger under ``accounting``, rebuilt from its record at the run's delta."""
+    return acc.spent_ledger(record, delta=config.delta, node_rate=config.node_rate, c1=config.c1,
+                            max_grad_norm=config.max_grad_norm, r=config.r, accounting=accounting)
 
 
 def _dp_rows(p: np.ndarray, kind: str, config: DPARConfig, budget, rng) -> tuple[sp.csr_matrix, dict]:
@@ -421,62 +422,23 @@ def _dp_rows(p: np.ndarray, kind: str, config: DPARConfig, budget, rng) -> tuple
     return dp_appr_gaussian(p, k=k, noise_std=std, c1=config.c1, rng=rng), {**base, "gm_noise_std": std}
 
 
-def _report(config: DPARConfig, budget, appr_info: dict, noise, ledger: Ledger, *, rate: float, steps: int,
-            group: int) -> tuple[PrivacyReport, dict]:
-    """The run's privacy report in its own mode, and the epsilon of the same noise in both modes."""
-    parts = {}
-    for mode in ("rigorous", "paper"):
-        appr_eps = _appr_epsilon(config, appr_info, budget, mode)
-        sgd_eps = acc.sgd_epsilon(noise.noise_std, max_grad_norm=config.max_grad_norm, sample_rate=rate,
-                                  steps=steps, group_size=group, delta=budget.sgd_delta, r=config.r,
-                                  accounting=mode)
-        total, total_delta = acc.outer_epsilon(appr_eps + sgd_eps, budget.appr_delta + budget.sgd_delta,
-                                               node_rate=config.node_rate, accounting=mode)
-        parts[mode] = (appr_eps, sgd_eps, total, total_delta)
-    mode = config.accounting
-    appr_eps, _, total, total_delta = parts[mode]
-    sgd_report = ledger.report()
-    phases = [PhaseReport(name="dp-appr", epsilon=appr_eps, events=[_appr_event(config, appr_info)]),
-              PhaseReport(name="dp-sgd", epsilon=sgd_report.epsilon, noise_multiplier=noise.noise_multiplier,
-                          steps=steps, events=sgd_report.phases[0].events)]
-    sampling = ("amplified by the sampling: ln(1 + q'(e^eps - 1))" if mode == "rigorous"
+def _report(config: DPARConfig, record: dict, ledger: Ledger) -> tuple[PrivacyReport, dict]:
+    """The run's privacy report, built by its ledger, and the epsilon of the same noise in both modes."""
+    mode = Accounting(config.accounting)
+    other = Accounting.PAPER if mode is Accounting.RIGOROUS else Accounting.RIGOROUS
+    epsilon = {mode: ledger.epsilon(), other: _spent(config, record, other).epsilon()}
+    group = int(record["group"])
+    sampling = ("amplified by the sampling: ln(1 + q'(e^eps - 1))" if mode is Accounting.RIGOROUS
                 else "multiplied by q' (the paper's linear scaling; not a guarantee)")
-    sgd = ("noise std z 2C m, multi-term Binomial(m, q) bound" if mode == "rigorous" and group > 1 else
-           "noise std z r C, ordinary Poisson accounting (the paper's Theorem 2)" if mode == "paper" else
+    sgd = ("noise std z 2C m, multi-term Binomial(m, q) bound" if mode is Accounting.RIGOROUS and group > 1 else
+           "noise std z r C, ordinary Poisson accounting (the paper's Theorem 2)" if mode is Accounting.PAPER else
            "noise std z C (one row per node)")
     notes = [(f"node-level add/remove; both phases run on the q' = {config.node_rate:g} node sample, composed "
               f"(basic composition: eps_appr + eps_sgd at delta_appr + delta_sgd), then {sampling}"),
              f"DP-SGD: one node reaches m = {group} training rows; {sgd}",
-             (f"the same noise under both analyses: rigorous epsilon = {parts['rigorous'][2]:.4g}, "
-              f"paper epsilon = {parts['paper'][2]:.4g}")]
-    report = PrivacyReport(unit=PrivacyUnit.NODE.value, relation=PrivacyUnit.NODE.description, accounting=mode,
-                           accountant="rdp + (eps, delta) composition", epsilon=total, delta=total_delta,
-                           target_epsilon=config.epsilon, phases=phases, notes=notes)
-    return report, {"epsilon_rigorous": parts["rigorous"][2], "epsilon_paper": parts["paper"][2],
-                    "epsilon_appr": appr_eps, "epsilon_sgd": sgd_report.epsilon}
-
-
-def _appr_epsilon(config: DPARConfig, info: dict, budget, mode: str) -> float:
-    """Phase 1's epsilon (on the sample) for the rows actually drawn, under ``mode``."""
-    rows = int(info["num_rows"])
-    k = int(info["k"])
-    if "em_round_epsilon" in info:
-        values = info.get("em_value_epsilon") is not None
-        if mode == "paper":
-            per_row = one_shot_top_k_epsilon(info["em_round_epsilon"], k, info["em_row_delta"])
-            return acc.paper_rows_epsilon(per_row * (2 if values else 1), rows, budget.appr_delta)
-        return acc.em_rows_epsilon(info["em_round_epsilon"], k=k, rows=rows, row_delta=info["em_row_delta"],
-                                   values=values, target_delta=budget.appr_delta)
-    std = info["gm_noise_std"]
-    if mode == "paper":
-        row_delta = budget.appr_delta / (2 * rows)
-        return acc.paper_rows_epsilon(math.sqrt(2 * math.log(1.25 / row_delta)) * config.c1 / std, rows,
-                                      budget.appr_delta)
-    return acc.gm_rows_epsilon(std, c1=config.c1, rows=rows, delta=budget.appr_delta)
-
-
-def _appr_event(config: DPARConfig, info: dict) -> str:
-    if "em_round_epsilon" in info:
-        return (f"{info['num_rows']} one-shot top-{config.k} Gumbel rows, round epsilon "
-                f"{info['em_round_epsilon']:.4g}" + (", Laplace values" if info.get("em_value_epsilon") else ""))
-    return f"{info['num_rows']} Gaussian rows, std {info['gm_noise_std']:.4g} (L2 clip C1 = {config.c1:g})"
+             (f"the same noise under both analyses: rigorous epsilon = {epsilon[Accounting.RIGOROUS]:.4g}, "
+              f"paper epsilon = {epsilon[Accounting.PAPER]:.4g}")]
+    report = ledger.report(target_epsilon=config.epsilon, notes=notes)
+    phases = {phase.name: phase.epsilon for phase in report.phases}
+    return report, {"epsilon_rigorous": epsilon[Accounting.RIGOROUS], "epsilon_paper": epsilon[Accounting.PAPER],
+                    "epsilon_appr": phases["dp-appr"], "epsilon_sgd": phases["dp-sgd"]}

@@ -407,6 +407,14 @@ class DPLPRanker(Estimator):
         return Ledger(PrivacyUnit.PROTECTED_PAIR, delta=0.0, accountant="basic",
                       accounting=Accounting(self._config.accounting if proven else "paper"))
 
+    def _spend_draws(self, count: int) -> None:
+        """Spend ``count`` draws of eps_p on ``ledger_`` (phase ``ranking``), labelled as the report
+        names them: the exponential mechanism (Gumbel), or the one-shot baseline's claim."""
+        eps = self._config.epsilon_p
+        label = (f"exponential mechanism (Gumbel top-K): PureDpEvent(epsilon={eps:g})" if self.noise == "gumbel"
+                 else f"one-shot {self.noise} noise, claimed PureDpEvent(epsilon={eps:g})")
+        self.ledger_.spend(PureDpEvent(eps), phase="ranking", count=count, label=label)
+
     def _fitted(self, privacy_report: PrivacyReport | None) -> DPLPRanker:
         """Mark fitted; the privacy report is not stored but built from the ledger."""
         self._is_fitted = True
@@ -426,12 +434,7 @@ class DPLPRanker(Estimator):
         if self.noise == "none":
             return None
         eps, k = self._config.epsilon_p, self._config.top_k
-        report = self.ledger_.report(target_epsilon=k * eps, notes=self._notes)
-        for phase in report.phases:
-            phase.events = [f"exponential mechanism (Gumbel top-K): PureDpEvent(epsilon={eps:g}) x {phase.steps}"
-                            if self.noise == "gumbel"
-                            else f"one-shot {self.noise} noise, claimed PureDpEvent(epsilon={eps:g}) x {phase.steps}"]
-        return report
+        return self.ledger_.report(target_epsilon=k * eps, notes=self._notes)
 
     # -- ranking ------------------------------------------------------------------------------------
 
@@ -539,7 +542,7 @@ class DPLPRanker(Estimator):
         np.add.at(self.draws_, queries, k)
         after = int(self.draws_.max())
         if after > before:
-            self.ledger_.spend(PureDpEvent(self._config.epsilon_p), phase="ranking", count=after - before)
+            self._spend_draws(after - before)
 
     def recommend(self, query_nodes: object, k: int | None = None, candidates: object = None) -> torch.Tensor:
         """The released top-``k`` list of each query: its candidates with the largest noisy utility.
@@ -650,4 +653,4 @@ class DPLPRanker(Estimator):
         self._noise_fault = 1.0  # an audit's fault is never saved
         self.ledger_ = self._new_ledger()
         if (worst := int(self.draws_.max(initial=0))) and self.noise != "none":
-            self.ledger_.spend(PureDpEvent(config.epsilon_p), phase="ranking", count=worst)
+            self._spend_draws(worst)

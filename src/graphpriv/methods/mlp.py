@@ -127,19 +127,16 @@ class MLPClassifier(NodeClassifier):
         private = config.private
         timer = Timer()
         steps, rate = steps_and_rate(train.size, config.epochs, config.batch_size)
-        noise_std, ledger, event, info = None, None, None, {"train_nodes": int(train.size), "steps": steps}
+        z, ledger, info = None, None, {"train_nodes": int(train.size), "steps": steps}
         if private:
             z, _, _, _ = calibrated_noise(config, train.size)
-            event = PoissonSampler(train.size, rate, generator=torch.Generator()).step_event(z)
-            noise_std = z * config.max_grad_norm
             ledger = Ledger(PrivacyUnit.NODE, delta=config.delta)
             info.update(noise_multiplier=z)
         with timer.phase("training"):
             model = train_rows(x[train], y[train], sp.identity(train.size, format="csr"), num_classes=classes,
-                               config=config, steps=steps, sample_rate=rate, noise_std=noise_std,
-                               seed=self.random_state,
-                               on_step=(lambda: ledger.spend(event, phase="dp-sgd", noise_multiplier=z)) if private
-                               else None, progress=progress, noise_scale=noise_scale_of(audit_hook))
+                               config=config, steps=steps, sample_rate=rate, seed=self.random_state,
+                               noise_multiplier=z, ledger=ledger, progress=progress,
+                               noise_scale=noise_scale_of(audit_hook))
         privacy = None
         if private:
             with quiet_absl():

@@ -26,8 +26,12 @@ from graphpriv.errors import DatasetError
 from graphpriv.methods.base import Progress, Timer, no_progress
 from graphpriv.methods.estimator import Estimator
 from graphpriv.nn.decoupled import DecoupledModel, feature_mlp, padded_rows, propagate
-from graphpriv.privacy.ghost_clipping import decoupled_clipped_sum
+from graphpriv.privacy.accountant import Ledger
+from graphpriv.privacy.engine import DPSGD
+from graphpriv.privacy.ghost_clipping import ghost_clipped_sum
+from graphpriv.privacy.hooks import AuditHook
 from graphpriv.privacy.sampling import PoissonSampler
+from graphpriv.privacy.units import Accounting
 
 __all__ = ["NodeClassifier", "steps_and_rate", "train_rows"]
 
@@ -186,31 +190,51 @@ class NodeClassifier(Estimator):
         self.timings_ = json.loads(state["timings"])
 
 
-
-
 def steps_and_rate(num_rows: int, epochs: int, batch_size: int) -> tuple[int, float]:
     """(epochs x ceil(n / B), B / n): the DP-SGD schedule of DPAR and its baselines."""
     return epochs * math.ceil(num_rows / batch_size), min(1.0, batch_size / num_rows)
 
 
 def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_classes: int, config, steps: int,
-               sample_rate: float, noise_std: float | None, seed: int, on_step=None, progress: Progress = no_progress,
-               noise_scale: float = 1.0) -> DecoupledModel:
+               sample_rate: float, seed: int, noise_multiplier: float | None = None, sensitivity: float | None = None,
+               group_size: int = 1, ledger: Ledger | None = None, accounting: Accounting = Accounting.RIGOROUS,
+               progress: Progress = no_progress, noise_scale: float = 1.0) -> DecoupledModel:
     """Train f_theta on the rows of Pi: row v predicts y[v] from sum_u Pi[v, u] f_theta(x[u]).
 
-    Private (``noise_std`` given): DP-SGD, Poisson batches of rate ``sample_rate``, each row's
-    gradient clipped to ``config.max_grad_norm``, N(0, noise_std^2) added to the sum, divided by
-    the expected batch size, Adam; ``on_step`` is called after every noisy step (the ledger).
+    Private (``noise_multiplier`` given): DP-SGD by :class:`~graphpriv.privacy.engine.DPSGD`, Poisson
+    batches of rate ``sample_rate`` (one generator, seeded ``seed + 1``, draws the batches and the
+    noise), each row's gradient clipped to ``config.max_grad_norm`` and summed by ghost clipping
+    (:func:`~graphpriv.privacy.ghost_clipping.ghost_clipped_sum`), N(0, (z x sensitivity)^2 I) added
+    to the sum, divided by the expected batch size, Adam; every step spends the Poisson sampler's
+    event for ``group_size`` rows per unit on ``ledger`` (phase ``dp-sgd``).
     Non-private: Adam on shuffled minibatches of ``config.batch_size`` rows, as many steps.
+
+    Privacy: node-level add/remove when a node reaches ``group_size`` rows (K = 1: ordinary Poisson
+    DP-SGD, ``PoissonSampledDpEvent(q, GaussianDpEvent(z))``; K > 1:
+    :class:`~graphpriv.privacy.events.BinomialGroupGaussianDpEvent`), as the ledger composes it.
 
     Args:
         x: ``[R, F]`` features of the rows' nodes. y: ``[R]`` labels. pi: ``[R, R]`` CSR.
-        num_classes: C, the width of f_theta's output. noise_scale: the noise std times this
-            factor (1.0; other values only from a privacy audit's fault test,
-            :class:`graphpriv.privacy.hooks.AuditHook`: ``on_step`` still spends the calibrated step).
+        num_classes: C, the width of f_theta's output. config: ``hidden``, ``dropout``, ``lr``,
+            ``weight_decay``, ``max_grad_norm``, ``batch_size``. steps, sample_rate: the schedule
+            (:func:`steps_and_rate`). seed: initialisation, dropout, batches and noise.
+        noise_multiplier: z > 0 (None: not private). sensitivity: the noisy sum's L2 sensitivity
+            (default: the Poisson sampler's, C for K = 1 and 2 C K otherwise).
+        group_size: K, the rows one unit reaches (decides the step's event). ledger: where each
+            step is spent (required when private). accounting: passed to the sampler's event.
+        progress: called ``progress(step, steps)`` after every step.
+        noise_scale: the noise std times this factor (1.0; other values only from a privacy audit's
+            fault test, :class:`graphpriv.privacy.hooks.AuditHook`: the ledger still spends the
+            calibrated step).
 
     Returns:
         The trained model (eval mode).
+
+    Raises:
+        ValueError: a private run without a ledger; z, C or the sensitivity not > 0.
+
+    Source: Zhang, Lee, Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level
+    Differential Privacy" (WWW 2024), Algorithm 2.
     """
     torch.manual_seed(seed)
     index, weight = (torch.from_numpy(a) for a in padded_rows(pi))
@@ -223,22 +247,16 @@ def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_class
         return (x[index[rows]], weight[rows]), y[rows]
 
     model.train()
-    if noise_std is not None:
-        noise_std = noise_std * noise_scale  # 1.0 except in an audit's fault test
-        sampler = PoissonSampler(n, sample_rate, generator=generator)
+    if noise_multiplier is not None:
+        if ledger is None:
+            raise ValueError("a private train_rows needs the ledger its steps are spent on")
+        engine = DPSGD(model, optimizer, PoissonSampler(n, sample_rate, generator=generator),
+                       clipped_sum=ghost_clipped_sum(model, collate, config.max_grad_norm),
+                       noise_multiplier=noise_multiplier, max_grad_norm=config.max_grad_norm, group_size=group_size,
+                       sensitivity=sensitivity, ledger=ledger, generator=generator, accounting=accounting,
+                       phase="dp-sgd", audit_hook=AuditHook(noise_scale=noise_scale))
         for step in range(steps):
-            rows = sampler.sample()
-            if rows.numel():
-                (inputs, w), target = collate(rows)  # ghost clipping: the engine's sum, batched
-                summed, _ = decoupled_clipped_sum(model, inputs, w, target, config.max_grad_norm)
-            else:
-                summed = {name: torch.zeros_like(p) for name, p in model.named_parameters()}
-            for name, param in model.named_parameters():
-                noise = torch.randn(param.shape, generator=generator) * noise_std
-                param.grad = (summed[name] + noise) / sampler.expected_batch_size
-            optimizer.step()
-            if on_step is not None:
-                on_step()
+            engine.step()
             progress(step + 1, steps)
     else:
         step = 0
@@ -253,5 +271,3 @@ def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_class
                 if step >= steps:
                     break
     return model.eval()
-
-

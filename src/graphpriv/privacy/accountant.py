@@ -1,7 +1,9 @@
-"""graphpriv's one accountant: dp-accounting's RDP accountant taught the graph events.
+"""graphpriv's one accountant: dp-accounting's RDP accountant taught the graph events, and the Ledger.
 
 Every noisy step is described as a ``DpEvent`` and handed to :class:`Ledger`, which composes it in
-:class:`GraphRdpAccountant` and reports per-phase and total epsilon.
+:class:`GraphRdpAccountant` (or the PLD, basic-composition or phase-wise accountant it was built
+with) and alone builds the run's :class:`~graphpriv.privacy.report.PrivacyReport`: per-phase and
+total epsilon, the unit and its neighbouring relation, the accounting mode.
 """
 
 from __future__ import annotations
@@ -18,15 +20,18 @@ from dp_accounting.rdp import rdp_privacy_accountant as rdp
 from graphpriv.errors import PrivacyError, UnsupportedMechanismError
 from graphpriv.privacy.analysis.binomial_group import binomial_group_gaussian_rdp
 from graphpriv.privacy.analysis.hypergeometric import hypergeometric_group_gaussian_rdp
+from graphpriv.privacy.analysis.top_k import amplified_by_subsampling
+from graphpriv.privacy.composition import RowCompositionAccountant
 from graphpriv.privacy.events import (
     ApproxDpEvent,
     BinomialGroupGaussianDpEvent,
     EffectiveRateWorGaussianDpEvent,
+    GaussianRowDpEvent,
     HypergeometricGroupGaussianDpEvent,
     PureDpEvent,
 )
 from graphpriv.privacy.report import PhaseReport, PrivacyReport
-from graphpriv.privacy.units import Accounting, PrivacyUnit
+from graphpriv.privacy.units import Accounting, PrivacyUnit, describe_relation
 
 
 class GraphRdpAccountant(rdp.RdpAccountant):
@@ -35,7 +40,9 @@ class GraphRdpAccountant(rdp.RdpAccountant):
     Standard events go to the parent class unchanged (its neighbouring-relation checks included).
     :class:`HypergeometricGroupGaussianDpEvent` and :class:`BinomialGroupGaussianDpEvent` use the
     multi-term bound;
-    :class:`EffectiveRateWorGaussianDpEvent` uses the WBK bound at rate rho (paper mode).
+    :class:`EffectiveRateWorGaussianDpEvent` uses the WBK bound at rate rho (paper mode);
+    :class:`GaussianRowDpEvent` is ``GaussianDpEvent(noise_std / (2 l2_clip))`` (one node moves a
+    row clipped to C1 anywhere in the ball: sensitivity 2 C1).
 
     Args:
         orders: RDP orders (default: dp-accounting's defaults).
@@ -68,6 +75,9 @@ class GraphRdpAccountant(rdp.RdpAccountant):
                     self._orders, noise_multiplier=event.noise_multiplier, sample_rate=event.sample_rate,
                     group_size=event.group_size)
             return None
+        if isinstance(event, GaussianRowDpEvent):  # L2 sensitivity 2 C1 (add/remove one node)
+            return super()._maybe_compose(dp_event.GaussianDpEvent(event.noise_std / (2 * event.l2_clip)), count,
+                                          do_compose)
         if isinstance(event, EffectiveRateWorGaussianDpEvent):
             if do_compose:
                 self._rdp += count * rdp._compute_rdp_sample_wor_gaussian(
@@ -147,22 +157,47 @@ def describe_event(event: dp_event.DpEvent) -> str:
     return repr(event).replace("DpEvent", "")
 
 
+#: The accountants a :class:`Ledger` composes with, and the name its report states for each.
+ACCOUNTANTS = {"rdp": "rdp", "pld": "pld", "basic": "basic", "phases": "rdp + (eps, delta) composition"}
+
+
 class Ledger:
-    """Budget ledger of one run: records every event by phase and answers epsilon questions.
+    """Budget ledger of one run: records every event by phase, answers epsilon questions, and
+    alone builds the run's :class:`PrivacyReport`.
+
+    The ``accountant`` decides how the recorded events compose:
+
+    - ``"rdp"`` (default): every event of every phase in one :class:`GraphRdpAccountant`;
+    - ``"pld"``: dp-accounting's PLD accountant (tight for pure-DP events such as Laplace; it does
+      not know graphpriv's graph events and refuses them);
+    - ``"basic"``: :class:`BasicCompositionAccountant` (sums of epsilons and deltas of
+      :class:`PureDpEvent` and :class:`ApproxDpEvent`; the one accountant that takes delta = 0);
+    - ``"phases"``: (epsilon, delta) composition of phases, for runs whose phases are analysed
+      apart (DPAR): the units are first Poisson-sampled with rate q = ``unit_sampling_rate``; each of
+      the n phases gets delta / (q n) and is composed alone, by
+      :class:`~graphpriv.privacy.composition.RowCompositionAccountant` when that accepts its events
+      (released rows) and by :class:`GraphRdpAccountant` otherwise; the phase epsilons add (basic
+      composition: Dwork & Roth, "The algorithmic foundations of differential privacy", 2014,
+      Thm. 3.16); the sum is amplified by the sampling to (ln(1 + q (e^eps - 1)), q delta) (Balle,
+      Barthe & Gaboardi, "Privacy amplification by subsampling", NeurIPS 2018, Thm. 9) under
+      ``rigorous`` accounting, or scaled linearly to (q eps, q delta) under ``paper`` accounting
+      (the DPAR paper's analysis, Zhang et al., WWW 2024, Sec. 3.2: not a bound).
 
     Args:
-        unit: The privacy unit (decides the neighbouring relation reported).
-        delta: The run's delta, in (0, 1).
+        unit: The privacy unit.
+        delta: The run's delta, in (0, 1) ([0, 1) for ``basic``); ``phases``: delta / q < 1 too.
         accounting: Which analysis the run's events follow (``rigorous`` or ``paper``).
-        neighboring_relation: Relation for standard dp-accounting events (default: add/remove).
-        accountant: ``"rdp"`` (:class:`GraphRdpAccountant`, default), ``"pld"``
-            (dp-accounting's PLD accountant: tight for pure-DP events such as Laplace; it does not
-            know graphpriv's graph events and refuses them) or ``"basic"``
-            (:class:`BasicCompositionAccountant`: sums of epsilons and deltas of
-            :class:`PureDpEvent` and :class:`ApproxDpEvent`; the one accountant that takes delta = 0).
+        neighboring_relation: dp-accounting's relation the run is analysed under; None (default):
+            the unit's own (:attr:`PrivacyUnit.relation`). Passed to the accountant (whose
+            checks refuse an event it cannot analyse under it) and stated in the report.
+        accountant: ``"rdp"``, ``"pld"``, ``"basic"`` or ``"phases"`` (above).
+        unit_sampling_rate: q in (0, 1], the Poisson sampling of the units before the run
+            (``phases`` only; 1.0: no sampling).
 
     Raises:
-        PrivacyError: delta outside (0, 1) ([0, 1) for ``basic``) or an unknown accountant.
+        PrivacyError: delta outside its range, an unknown accountant, a (unit, relation) pair
+            graphpriv does not analyse, or a unit sampling rate outside (0, 1] or with another
+            accountant than ``phases``.
     """
 
     def __init__(
@@ -171,39 +206,56 @@ class Ledger:
         *,
         delta: float,
         accounting: Accounting = Accounting.RIGOROUS,
-        neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE,
+        neighboring_relation: NeighboringRelation | None = None,
         accountant: str = "rdp",
+        unit_sampling_rate: float = 1.0,
     ) -> None:
-        if accountant not in ("rdp", "pld", "basic"):
-            raise PrivacyError(f"'accountant' must be 'rdp', 'pld' or 'basic' (got {accountant!r})")
+        if accountant not in ACCOUNTANTS:
+            raise PrivacyError(f"'accountant' must be one of {', '.join(map(repr, ACCOUNTANTS))} (got {accountant!r})")
         if not (accountant == "basic" and delta == 0):
             check_delta(delta)
+        if not (isinstance(unit_sampling_rate, (int, float)) and 0 < unit_sampling_rate <= 1):
+            raise PrivacyError(f"'unit_sampling_rate' must be in (0, 1] (got {unit_sampling_rate!r})")
+        if unit_sampling_rate != 1 and accountant != "phases":
+            raise PrivacyError("a unit sampling rate is amplified by the 'phases' accountant only "
+                               f"(got accountant={accountant!r})")
         self.accountant = accountant
         self.unit = PrivacyUnit(unit)
-        self.delta = delta
+        self.neighboring_relation = self.unit.relation if neighboring_relation is None else neighboring_relation
+        self.relation = describe_relation(self.unit, self.neighboring_relation)
         self.accounting = Accounting(accounting)
-        self.neighboring_relation = neighboring_relation
-        self._phases: OrderedDict[str, list[list]] = OrderedDict()
+        self.unit_sampling_rate = float(unit_sampling_rate)
+        self.delta = delta
+        if accountant == "phases":
+            self._inner_delta(delta)
+        self._phases: OrderedDict[str, list[list]] = OrderedDict()  # phase -> [[event, count, label], ...]
         self._noise: dict[str, float] = {}
 
     def spend(self, event: dp_event.DpEvent, *, phase: str, count: int = 1,
-              noise_multiplier: float | None = None) -> None:
+              noise_multiplier: float | None = None, label: str | None = None) -> None:
         """Record ``count`` compositions of ``event`` under ``phase``.
+
+        Args:
+            event: the step's event. phase: its phase's name. count: compositions (>= 1).
+            noise_multiplier: the phase's noise multiplier, for the report.
+            label: how the report names the event (default: the event's repr); consecutive spends
+                of the same event and label merge into one ``"<label> x <count>"`` line.
 
         Raises:
             UnsupportedMechanismError: the accountant cannot analyse the event (fails closed).
         """
-        error = self._fresh()._maybe_compose(event, count, False)
+        entries = self._phases.get(phase, [])
+        error = self._fresh(entries[0][0] if entries else event)._maybe_compose(event, count, False)
         if error is not None:
             raise UnsupportedMechanismError(
                 f"the accountant cannot compose {describe_event(error.invalid_event)}: "
                 f"{error.error_message}"
             )
         entries = self._phases.setdefault(phase, [])
-        if entries and entries[-1][0] == event:
+        if entries and entries[-1][0] == event and entries[-1][2] == label:
             entries[-1][1] += count
         else:
-            entries.append([event, count])
+            entries.append([event, count, label])
         if noise_multiplier is not None:
             self._noise[phase] = noise_multiplier
 
@@ -212,45 +264,86 @@ class Ledger:
         """Names of the phases that spent budget so far, in order."""
         return list(self._phases)
 
-    def _fresh(self) -> PrivacyAccountant:
+    def _fresh(self, first: dp_event.DpEvent | None = None) -> PrivacyAccountant:
+        """A new accountant for a phase whose first event is ``first`` (``phases``), or for the run."""
+        relation = self.neighboring_relation
         if self.accountant == "pld":
-            return PLDAccountant(neighboring_relation=self.neighboring_relation)
+            return PLDAccountant(neighboring_relation=relation)
         if self.accountant == "basic":
-            return BasicCompositionAccountant(self.neighboring_relation)
-        return GraphRdpAccountant(neighboring_relation=self.neighboring_relation)
+            return BasicCompositionAccountant(relation)
+        if self.accountant == "phases" and first is not None:
+            rows = RowCompositionAccountant(self.accounting, relation)
+            if rows.supports(first):
+                return rows
+        return GraphRdpAccountant(neighboring_relation=relation)
 
-    def _epsilon_of(self, entries: Iterable[list], delta: float) -> float:
-        accountant = self._fresh()
-        for event, count in entries:
+    def _epsilon_of(self, entries: list[list], delta: float) -> float:
+        accountant = self._fresh(entries[0][0] if entries else None)
+        for event, count, _ in entries:
             accountant.compose(event, count)
         return float(accountant.get_epsilon(delta))
 
+    def _inner_delta(self, delta: float) -> float:
+        """delta / q, the delta inside the unit sample (``phases``); PrivacyError unless < 1."""
+        inner = delta / self.unit_sampling_rate
+        if not inner < 1:
+            raise PrivacyError(f"delta / q = {delta:g} / {self.unit_sampling_rate:g} = {inner:g} >= 1: the q unit "
+                               "sample spends delta / q inside it, which must stay below 1; lower delta or raise q")
+        return inner
+
+    def _phase_delta(self, delta: float) -> float:
+        """The delta each phase is composed at: delta (one accountant for the run), or delta / (q n)."""
+        if self.accountant != "phases":
+            return delta
+        return self._inner_delta(delta) / max(1, len(self._phases))
+
+    def _total(self, delta: float) -> tuple[float, float]:
+        """(epsilon, delta) of the whole run at ``delta``."""
+        if self.accountant != "phases":
+            return self._epsilon_of([e for es in self._phases.values() for e in es], delta), delta
+        inner = self._inner_delta(delta)
+        share = self._phase_delta(delta)
+        epsilon = sum(self._epsilon_of(entries, share) for entries in self._phases.values())
+        if self.accounting is Accounting.PAPER:
+            return self.unit_sampling_rate * epsilon, self.unit_sampling_rate * inner
+        return amplified_by_subsampling(epsilon, inner, self.unit_sampling_rate)
+
     def epsilon(self, delta: float | None = None, *, phase: str | None = None) -> float:
-        """Epsilon spent so far (total, or one phase's), at ``delta`` (default: the run's)."""
+        """Epsilon spent so far at ``delta`` (default: the run's): the run's total, or one phase's
+        alone (``phases``: at its share delta / (q n), before the amplification).
+
+        Raises:
+            PrivacyError: a bad delta (``phases``: also delta / q >= 1).
+        """
         delta = self.delta if delta is None else (0.0 if self.accountant == "basic" and delta == 0 else check_delta(delta))
         if phase is not None:
-            return self._epsilon_of(self._phases.get(phase, []), delta)
-        return self._epsilon_of([e for es in self._phases.values() for e in es], delta)
+            return self._epsilon_of(self._phases.get(phase, []), self._phase_delta(delta))
+        return self._total(delta)[0]
 
     def report(self, *, target_epsilon: float | None = None, notes: list[str] | None = None) -> PrivacyReport:
-        """The run's :class:`PrivacyReport` (accountant's epsilon, per phase and total)."""
+        """The run's :class:`PrivacyReport`: the accountant's epsilon per phase (each at the delta
+        it is composed at) and in total, at the run's delta; the unit and its neighbouring relation;
+        ``notes`` as given (the report is complete when built: nothing edits it afterwards)."""
+        share = self._phase_delta(self.delta)
         phases = [
             PhaseReport(
                 name=name,
-                epsilon=self._epsilon_of(entries, self.delta),
-                events=[f"{describe_event(e)} x {c}" for e, c in entries],
+                epsilon=self._epsilon_of(entries, share),
+                events=[f"{describe_event(e) if label is None else label} x {c}" for e, c, label in entries],
                 noise_multiplier=self._noise.get(name),
-                steps=int(sum(c for _, c in entries)),
+                steps=int(sum(c for _, c, _ in entries)),
             )
             for name, entries in self._phases.items()
         ]
+        epsilon, delta = self._total(self.delta)
         return PrivacyReport(
             unit=self.unit.value,
-            relation=self.unit.description,
+            relation=self.relation,
+            neighboring_relation=self.neighboring_relation.name,
             accounting=self.accounting.value,
-            accountant=self.accountant,
-            epsilon=self.epsilon(),
-            delta=self.delta,
+            accountant=ACCOUNTANTS[self.accountant],
+            epsilon=epsilon,
+            delta=delta,
             target_epsilon=target_epsilon,
             phases=phases,
             notes=list(notes or []),

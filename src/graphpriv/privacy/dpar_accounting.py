@@ -26,30 +26,44 @@ phase 1 releases M DP-APPR rows, phase 2 runs DP-SGD given those rows; the two p
 Theorem 1 (eps_row = eps / (2 sqrt(M ln(e + eps / delta))), delta = 2 M delta_row), GM with
 sensitivity C1; DP-SGD as ordinary Poisson DP-SGD with noise std z r C (Theorem 2: the noise scales
 with the column clip r); the total multiplied by q' linearly.
+
+A fit's epsilon comes from a :class:`~graphpriv.privacy.accountant.Ledger` (:func:`dpar_ledger`,
+accountant ``phases``), which alone builds the report: the DP-APPR rows are spent as M copies of
+one row event (:func:`appr_event`: :class:`~graphpriv.privacy.events.TopKRowDpEvent` or
+:class:`~graphpriv.privacy.events.GaussianRowDpEvent`), DP-SGD step by step as :func:`sgd_event`;
+the ledger composes each phase at delta / (2 q'), adds them and amplifies the sum by q' (above).
+:func:`spent_ledger` rebuilds that ledger from a fit's record, under either mode. The other
+functions calibrate the noise before a fit (the budget split, the rows' and DP-SGD's noise).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from dp_accounting import dp_event
 from scipy.optimize import brentq
 
 from graphpriv.errors import PrivacyError
-from graphpriv.privacy.accountant import GraphRdpAccountant, check_delta, check_epsilon
+from graphpriv.privacy.accountant import GraphRdpAccountant, Ledger, check_delta, check_epsilon
+from graphpriv.privacy.analysis.row_composition import paper_row_epsilon, paper_rows_epsilon
 from graphpriv.privacy.analysis.top_k import (
     amplified_by_subsampling,
     compose_approx_dp,
     one_shot_top_k_epsilon,
 )
 from graphpriv.privacy.calibration import calibrate_noise_multiplier, quiet_absl
-from graphpriv.privacy.events import BinomialGroupGaussianDpEvent
+from graphpriv.privacy.events import BinomialGroupGaussianDpEvent, GaussianRowDpEvent, TopKRowDpEvent
 from graphpriv.privacy.sampling import PoissonSampler
+from graphpriv.privacy.units import Accounting, PrivacyUnit
 
 __all__ = [
     "DparPhaseBudget",
     "DparSgdNoise",
+    "appr_event",
+    "dpar_ledger",
     "em_row_epsilon",
     "em_rows_epsilon",
     "gm_row_noise",
@@ -61,7 +75,10 @@ __all__ = [
     "quiet_absl",
     "sgd_epsilon",
     "sgd_event",
+    "sgd_group",
     "sgd_noise",
+    "sgd_noise_multiplier",
+    "spent_ledger",
 ]
 
 
@@ -81,7 +98,7 @@ class DparPhaseBudget:
 
 
 def inner_budget(epsilon: float, delta: float, *, node_rate: float, appr_share: float = 0.5,
-                 accounting: str = "rigorous") -> DparPhaseBudget:
+                 accounting: Accounting = Accounting.RIGOROUS) -> DparPhaseBudget:
     """Split a total (epsilon, delta) into the two phases on the q'-sample.
 
     ``rigorous``: invert the amplification, eps_in = ln(1 + (e^eps - 1) / q'), delta_in = delta / q';
@@ -112,24 +129,12 @@ def inner_budget(epsilon: float, delta: float, *, node_rate: float, appr_share: 
 
 
 def outer_epsilon(inner_epsilon: float, inner_delta: float, *, node_rate: float,
-                  accounting: str = "rigorous") -> tuple[float, float]:
+                  accounting: Accounting = Accounting.RIGOROUS) -> tuple[float, float]:
     """(epsilon, delta) of the whole run from the composed phases: amplification by the q' node
     sampling (``rigorous``) or the paper's linear q' scaling (``paper``)."""
     if accounting == "paper":
         return node_rate * inner_epsilon, node_rate * inner_delta
     return amplified_by_subsampling(inner_epsilon, inner_delta, node_rate)
-
-
-def paper_row_epsilon(epsilon: float, delta: float, rows: int) -> float:
-    """The paper's Theorem 1 composition inverted: the eps' each of ``rows`` rows may spend so that
-    eps' = epsilon / (2 sqrt(rows ln(e + epsilon / delta)))."""
-    return epsilon / (2 * math.sqrt(rows * math.log(math.e + epsilon / delta)))
-
-
-def paper_rows_epsilon(row_epsilon: float, rows: int, delta: float) -> float:
-    """The paper's Theorem 1 forward: the total epsilon of ``rows`` rows of ``row_epsilon`` each
-    (the inverse of :func:`paper_row_epsilon`, by root finding), at total ``delta``."""
-    return brentq(lambda e: paper_row_epsilon(e, delta, rows) - row_epsilon, 1e-12, 1e6, xtol=1e-12)
 
 
 def em_rows_epsilon(round_epsilon: float, *, k: int, rows: int, row_delta: float, values: bool,
@@ -143,7 +148,7 @@ def em_rows_epsilon(round_epsilon: float, *, k: int, rows: int, row_delta: float
 
 
 def em_row_epsilon(budget_epsilon: float, budget_delta: float, *, k: int, rows: int, values: bool,
-                   accounting: str = "rigorous") -> tuple[float, float]:
+                   accounting: Accounting = Accounting.RIGOROUS) -> tuple[float, float]:
     """The largest per-round epsilon of the EM rows that fits ``budget_epsilon`` at ``budget_delta``.
 
     Returns:
@@ -170,7 +175,7 @@ def gm_rows_epsilon(noise_std: float, *, c1: float, rows: int, delta: float) -> 
 
 
 def gm_row_noise(budget_epsilon: float, budget_delta: float, *, c1: float, rows: int,
-                 accounting: str = "rigorous") -> float:
+                 accounting: Accounting = Accounting.RIGOROUS) -> float:
     """Noise std of the GM rows for the phase budget (``paper``: sensitivity C1, the classical
     Gaussian mechanism per row at the paper's Theorem 1 row budget)."""
     if accounting == "paper":
@@ -197,7 +202,7 @@ class DparSgdNoise:
 
 
 def sgd_event(noise_multiplier: float, *, sample_rate: float, group_size: int,
-              accounting: str = "rigorous") -> dp_event.DpEvent:
+              accounting: Accounting = Accounting.RIGOROUS) -> dp_event.DpEvent:
     """One DP-SGD step's event: Poisson-sampled Gaussian (one row per node, or ``paper``), else the
     multi-term group event."""
     if accounting == "paper" or group_size == 1:
@@ -205,7 +210,7 @@ def sgd_event(noise_multiplier: float, *, sample_rate: float, group_size: int,
     return BinomialGroupGaussianDpEvent(noise_multiplier, sample_rate, group_size)
 
 
-def _sgd_sensitivity(max_grad_norm: float, group_size: int, r: float, accounting: str) -> float:
+def _sgd_sensitivity(max_grad_norm: float, group_size: int, r: float, accounting: Accounting) -> float:
     """r C (paper), else the Poisson sampler's: C for one row per node, 2 C m for m rows."""
     if accounting == "paper":
         return r * max_grad_norm
@@ -213,7 +218,7 @@ def _sgd_sensitivity(max_grad_norm: float, group_size: int, r: float, accounting
 
 
 def sgd_noise(budget_epsilon: float, budget_delta: float, *, sample_rate: float, steps: int, group_size: int,
-              max_grad_norm: float, r: float = 1.0, accounting: str = "rigorous") -> DparSgdNoise:
+              max_grad_norm: float, r: float = 1.0, accounting: Accounting = Accounting.RIGOROUS) -> DparSgdNoise:
     """Calibrated DP-SGD noise for the phase budget.
 
     ``rigorous``: sensitivity C for one row per node, else 2 C m (m = ``group_size``).
@@ -234,10 +239,123 @@ def sgd_noise(budget_epsilon: float, budget_delta: float, *, sample_rate: float,
 
 
 def sgd_epsilon(noise_std: float, *, max_grad_norm: float, sample_rate: float, steps: int, group_size: int,
-                delta: float, r: float = 1.0, accounting: str = "rigorous") -> float:
+                delta: float, r: float = 1.0, accounting: Accounting = Accounting.RIGOROUS) -> float:
     """Epsilon of ``steps`` DP-SGD steps with noise std ``noise_std`` under either analysis."""
     z = noise_std / _sgd_sensitivity(max_grad_norm, group_size, r, accounting)
     event = sgd_event(z, sample_rate=sample_rate, group_size=group_size, accounting=accounting)
     with quiet_absl():
         return float(GraphRdpAccountant().compose(event, steps).get_epsilon(delta))
 
+
+def sgd_group(group_size: int, accounting: Accounting) -> int:
+    """The rows per node DP-SGD's analysis counts: m (``rigorous``), or 1 (``paper``: ordinary
+    Poisson DP-SGD, the node's reach folded into the sensitivity r C).
+
+    Args:
+        group_size: m >= 1, the training rows one node reaches. accounting: the mode.
+
+    Returns:
+        The group size of the DP-SGD step's event (node-level add/remove).
+
+    Source: Zhang, Lee, Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level
+    Differential Privacy" (WWW 2024), Theorem 2 (``paper``); module docstring (``rigorous``).
+    """
+    return 1 if Accounting(accounting) is Accounting.PAPER else group_size
+
+
+def sgd_noise_multiplier(noise: DparSgdNoise, *, max_grad_norm: float, r: float, accounting: Accounting) -> float:
+    """The noise multiplier of a fit's DP-SGD noise relative to ``accounting``'s sensitivity: the
+    calibrated z when that is the sensitivity it was calibrated to, else noise_std / sensitivity
+    (the same noise under the other analysis).
+
+    Args:
+        noise: the fit's :class:`DparSgdNoise`. max_grad_norm: C. r: the column clip.
+        accounting: the analysis (``rigorous``: C or 2 C m; ``paper``: r C).
+
+    Returns:
+        z (float, > 0), node-level add/remove.
+
+    Source: Zhang, Lee, Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level
+    Differential Privacy" (WWW 2024), Theorem 2 and Algorithm 2.
+    """
+    sensitivity = _sgd_sensitivity(max_grad_norm, noise.group_size, r, accounting)
+    return noise.noise_multiplier if sensitivity == noise.sensitivity else noise.noise_std / sensitivity
+
+
+def dpar_ledger(delta: float, *, node_rate: float, accounting: Accounting) -> Ledger:
+    """An empty ledger for a DPAR fit: node-level add/remove, the ``phases`` accountant with the
+    q' node sampling (module docstring).
+
+    Args:
+        delta: the run's delta (delta / q' < 1). node_rate: q' in (0, 1]. accounting: the mode.
+
+    Returns:
+        A :class:`~graphpriv.privacy.accountant.Ledger` (unit node, ``ADD_OR_REMOVE_ONE``).
+
+    Raises:
+        PrivacyError: delta outside (0, 1), or delta / q' >= 1.
+
+    Source: Zhang, Lee, Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level
+    Differential Privacy" (WWW 2024), Sec. 3.2 (the node sampling).
+    """
+    return Ledger(PrivacyUnit.NODE, delta=delta, accounting=accounting, accountant="phases",
+                  unit_sampling_rate=node_rate)
+
+
+def appr_event(appr_info: Mapping[str, Any], *, c1: float) -> tuple[dp_event.DpEvent, int, str]:
+    """The DP-APPR phase of a fit as the ledger spends it: one row's event, the rows M, a label.
+
+    Args:
+        appr_info: the fit's DP-APPR facts: ``num_rows``, ``k`` and ``em_round_epsilon`` /
+            ``em_value_epsilon`` (EM rows) or ``gm_noise_std`` (GM rows). c1: GM's L2 clip C1.
+
+    Returns:
+        ``(event, M, label)``: :class:`TopKRowDpEvent` (EM0/EM1) or :class:`GaussianRowDpEvent` (GM),
+        the same under both modes (the ledger's accountant decides the analysis); node-level
+        add/remove.
+
+    Raises:
+        KeyError: ``appr_info`` lacks ``num_rows``, ``k`` or the mechanism's field.
+
+    Source: Zhang, Lee, Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level
+    Differential Privacy" (WWW 2024), Algorithm 1.
+    """
+    rows, k = int(appr_info["num_rows"]), int(appr_info["k"])
+    if "em_round_epsilon" in appr_info:
+        values = appr_info.get("em_value_epsilon") is not None
+        round_epsilon = float(appr_info["em_round_epsilon"])
+        label = f"one-shot top-{k} Gumbel row, round epsilon {round_epsilon:.4g}" + (", Laplace values" if values else "")
+        return TopKRowDpEvent(round_epsilon, k, values), rows, label
+    std = float(appr_info["gm_noise_std"])
+    return GaussianRowDpEvent(std, c1), rows, f"Gaussian row, std {std:.4g} (L2 clip C1 = {c1:g})"
+
+
+def spent_ledger(record: Mapping[str, Any], *, delta: float, node_rate: float, c1: float, max_grad_norm: float,
+                 r: float, accounting: Accounting) -> Ledger:
+    """A private DPAR fit's ledger rebuilt from its accounting record, under ``accounting``: the M
+    DP-APPR rows, then ``steps`` DP-SGD steps of the fit's noise (its epsilon at any delta is
+    ``spent_ledger(...).epsilon(delta)``).
+
+    Args:
+        record: ``appr_info``, ``noise`` (:class:`DparSgdNoise` fields), ``steps``, ``rate`` (q) and
+            ``group`` (m), as JSON values. delta: the run's delta. node_rate: q'. c1, max_grad_norm,
+            r: the fit's C1, C and column clip. accounting: the analysis.
+
+    Returns:
+        The ledger, phases ``dp-appr`` (M rows) and ``dp-sgd`` (``steps`` steps); node-level
+        add/remove.
+
+    Raises:
+        PrivacyError: delta outside (0, 1), or delta / q' >= 1.
+
+    Source: Zhang, Lee, Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level
+    Differential Privacy" (WWW 2024), Algorithms 1-2, Theorems 1-2 (``paper``); module docstring (``rigorous``).
+    """
+    ledger = dpar_ledger(delta, node_rate=node_rate, accounting=accounting)
+    event, rows, label = appr_event(record["appr_info"], c1=c1)
+    ledger.spend(event, phase="dp-appr", count=rows, label=label)
+    noise = DparSgdNoise(**record["noise"])
+    z = sgd_noise_multiplier(noise, max_grad_norm=max_grad_norm, r=r, accounting=accounting)
+    ledger.spend(sgd_event(z, sample_rate=float(record["rate"]), group_size=int(record["group"]), accounting=accounting),
+                 phase="dp-sgd", count=int(record["steps"]), noise_multiplier=z)
+    return ledger

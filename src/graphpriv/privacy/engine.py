@@ -10,13 +10,22 @@ norm, so it also covers float overflow: a float32 gradient whose squared norm pa
 (entries of about 1e19) has an infinite norm although every entry is finite. The example is masked
 out (``torch.where``, :func:`drop_nonfinite`) before any product, so 0 x inf = NaN cannot arise and
 one record cannot turn the sum into NaN; a finite example is clipped to norm <= C exactly as before.
+
+The one noisy step: :func:`noisy_gradient` adds calibrated Gaussian noise to a clipped gradient sum
+(drawn by :func:`gaussian_noise`, graphpriv's one Gaussian draw for gradient noise) and spends the
+step's event on the ledger. :class:`DPSGD` runs it after a pluggable clipped sum (the vmap
+:func:`clipped_gradient_sum` by default; DPAR and dp-mlp pass ghost clipping,
+:func:`graphpriv.privacy.ghost_clipping.ghost_clipped_sum`), and PrivDPR's noisy V update calls it
+on its persistent gradient buffer (:func:`graphpriv.synthesis.privdpr.train_embeddings`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import torch
+from dp_accounting import dp_event
 from torch import Tensor, nn
 from torch.func import functional_call, grad, vmap
 
@@ -25,6 +34,99 @@ from graphpriv.privacy.hooks import AuditHook, GradientCanaries, noise_scale_of
 from graphpriv.privacy.units import Accounting
 
 LossFn = Callable[[Tensor, Tensor], Tensor]
+
+#: ``indices [B] -> ({parameter name: summed clipped gradient}, per-example losses [B] or None)``:
+#: the clipped sum a :class:`DPSGD` step adds its noise to (each example moving it by at most C).
+ClippedSum = Callable[[Tensor], tuple[dict[str, Tensor], Tensor | None]]
+
+
+def gaussian_noise(shape: Sequence[int], std: float, *, generator: torch.Generator,
+                   dtype: torch.dtype = torch.float32, out: Tensor | None = None) -> Tensor:
+    """Entries i.i.d. N(0, ``std``^2): graphpriv's one Gaussian draw of gradient noise.
+
+    Two forms of the same draw: without ``out``, ``torch.randn(shape, generator=generator,
+    dtype=dtype) * std`` (a new tensor); with ``out``, ``out.normal_(0, std, generator=generator)``
+    in place (no allocation: PrivDPR's persistent ``[N, r]`` buffer). Both consume the generator
+    alike, but PyTorch draws tensors of fewer than 16 entries by a scalar path, where the two forms
+    may round differently in the last bit (they are equal from 16 entries on): each caller keeps its
+    form, so a fit's noise is the same stream, bit for bit, as before this function existed (tested).
+
+    Args:
+        shape: the noise's shape (ignored with ``out``: ``out``'s). std: >= 0 and finite.
+        generator: the noise's randomness. dtype: without ``out`` (default float32).
+        out: a tensor to draw into, or None.
+
+    Returns:
+        The noise, ``shape`` (or ``out`` itself, filled).
+
+    Raises:
+        ValueError: ``std`` negative or not finite.
+
+    References:
+        Abadi et al., "Deep learning with differential privacy" (CCS 2016), Alg. 1 (the noise step).
+    """
+    if not (math.isfinite(std) and std >= 0):
+        raise ValueError(f"'std' must be a finite number >= 0 (got {std})")
+    if out is not None:
+        return out.normal_(0.0, std, generator=generator)
+    return torch.randn(tuple(shape), generator=generator, dtype=dtype) * std
+
+
+def noisy_gradient(summed: Mapping[str, Tensor | None], params: Iterable[tuple[str, Tensor]], *, noise_std: float,
+                   generator: torch.Generator, divisor: float = 1.0, out: Mapping[str, Tensor] | None = None,
+                   ledger: Ledger | None = None, event: dp_event.DpEvent | None = None, phase: str = "training",
+                   noise_multiplier: float | None = None) -> dict[str, Tensor]:
+    """The one noisy step: a clipped gradient sum plus calibrated Gaussian noise, its event spent.
+
+    For each ``(name, parameter)`` of ``params``, in that order, draws N(0, noise_std^2 I) of the
+    parameter's shape and dtype from ``generator`` (:func:`gaussian_noise`) and returns
+    ``(summed[name] + noise) / divisor``; then, with a ledger, spends ``event`` once under
+    ``phase``. The caller calibrated ``noise_std`` (noise multiplier x the sum's sensitivity, times an
+    audit's ``noise_scale``) and sets the result as the gradient.
+
+    Privacy:
+        Whatever ``event`` states: a Gaussian mechanism on a sum whose L2 sensitivity (under the
+        event's neighbouring relation) is ``noise_std / noise_multiplier``.
+
+    Args:
+        summed: ``{name: clipped sum}``, each the parameter's shape (dense); with ``out`` an entry
+            may also be a sparse COO tensor (only the rows a batch touched) or None (no signal).
+        params: ``(name, parameter)`` pairs; the noise is drawn in this order.
+        noise_std: the noise std, finite and >= 0. generator: the noise's randomness.
+        divisor: the sum is divided by it (the expected batch size; 1.0: not divided).
+        out: ``{name: buffer}`` of the parameters' shapes: the noise is drawn into each buffer in
+            place (``normal_``), the sum added, the buffer returned (no allocation).
+        ledger, event, phase, noise_multiplier: where the step is spent, and what (``event`` is
+            required with a ledger; None: nothing is spent).
+
+    Returns:
+        ``{name: noisy gradient}`` (the ``out`` buffers when given).
+
+    Raises:
+        ValueError: a bad ``noise_std``; a ledger without an event.
+        UnsupportedMechanismError: the ledger's accountant cannot analyse ``event``.
+
+    References:
+        Abadi et al., "Deep learning with differential privacy" (CCS 2016), Alg. 1, steps
+        "Add noise" and "Descent".
+    """
+    if ledger is not None and event is None:
+        raise ValueError("noisy_gradient with a ledger needs the step's event")
+    noisy: dict[str, Tensor] = {}
+    for name, param in params:
+        if out is None:
+            noise = gaussian_noise(param.shape, noise_std, generator=generator, dtype=param.dtype)
+            noisy[name] = (summed[name] + noise) / divisor
+            continue
+        buffer = gaussian_noise(param.shape, noise_std, generator=generator, out=out[name])
+        if summed.get(name) is not None:
+            buffer.add_(summed[name])
+        if divisor != 1:
+            buffer.div_(divisor)
+        noisy[name] = buffer
+    if ledger is not None:
+        ledger.spend(event, phase=phase, noise_multiplier=noise_multiplier)
+    return noisy
 
 
 def per_sample_gradients(
@@ -141,23 +243,33 @@ def clipped_gradient_sum(model: nn.Module, loss_fn: LossFn, collate, indices: Te
 class DPSGD:
     """Noisy clipped-gradient descent with a sampler pinned to the accountant.
 
-    Each :meth:`step`: (1) draw a batch with ``sampler``; (2) per-example gradients; (3) clip to
-    ``max_grad_norm`` (an example whose gradient is not finite contributes 0, see
-    :func:`clipped_gradient_sum`); (4) sum and add ``N(0, (z * sensitivity)^2 I)`` with
-    ``sensitivity = sampler.sensitivity(C, group_size)``; (5) divide by the expected batch size;
-    (6) optimizer step; (7) ``ledger.spend(sampler.step_event(z, ...), phase)``.
+    Each :meth:`step`: (1) draw a batch with ``sampler``; (2) the batch's clipped gradient sum,
+    ``clipped_sum(indices)`` (default: per-example gradients by vmap, each clipped to
+    ``max_grad_norm``, an example whose gradient is not finite contributing 0, see
+    :func:`clipped_gradient_sum`); (3) :func:`noisy_gradient`: add ``N(0, (z * sensitivity)^2 I)``
+    with ``sensitivity = sampler.sensitivity(C, group_size)`` unless given, divide by the expected
+    batch size, and ``ledger.spend(sampler.step_event(z, ...), phase)``; (4) optimizer step.
+
+    Privacy: the sampler's step event (add/remove one example for ``PoissonSampler`` with K = 1; the
+    multi-term group bounds otherwise), composed by the ledger under its relation.
 
     Args:
         model, optimizer: the module and any torch optimizer over its parameters.
         sampler: :class:`~graphpriv.privacy.sampling.WithoutReplacementSampler` or
             :class:`~graphpriv.privacy.sampling.PoissonSampler`.
-        collate: ``indices [B] -> (inputs tuple, targets [B])``.
-        loss_fn: per-example loss (see :func:`per_sample_gradients`).
+        collate: ``indices [B] -> (inputs tuple, targets [B])`` (for the default clipped sum).
+        loss_fn: per-example loss (see :func:`per_sample_gradients`; for the default clipped sum).
         noise_multiplier: z > 0. max_grad_norm: C > 0.
         group_size: examples one privacy unit can change (K; 1 for ordinary DP-SGD).
-        ledger: where every step is spent. generator: noise randomness (separate from sampling).
+        ledger: where every step is spent. generator: noise randomness (usually separate from the
+            sampler's; the same generator may serve both: the batch is drawn first).
         sizes, buckets: optional per-example costs and bucket count for
             :func:`clipped_gradient_sum` (same result, less padding).
+        clipped_sum: a :data:`ClippedSum` replacing the vmap sum (e.g. ghost clipping,
+            :func:`graphpriv.privacy.ghost_clipping.ghost_clipped_sum`); it must move by at most C
+            per example, as the default does.
+        sensitivity: the noisy sum's L2 sensitivity the noise is calibrated to (default: the
+            sampler's, ``sampler.sensitivity(C, group_size)``; e.g. DPAR's paper accounting: r C).
         audit_hook: a privacy audit's :class:`~graphpriv.privacy.hooks.AuditHook` (None for a
             real fit): its ``noise_scale`` multiplies the noise std (the ledger is unchanged), and
             its ``canaries`` (:class:`~graphpriv.privacy.hooks.GradientCanaries`, already
@@ -169,26 +281,35 @@ class DPSGD:
         noise_std: the calibrated std z * sensitivity (without the hook's ``noise_scale``).
 
     Raises:
-        ValueError: noise_multiplier or max_grad_norm not > 0; canaries without ``num_real``.
+        ValueError: noise_multiplier, max_grad_norm or sensitivity not > 0; canaries without
+            ``num_real``; neither ``clipped_sum`` nor ``collate`` and ``loss_fn``.
     """
 
     def __init__(self, model: nn.Module, optimizer: torch.optim.Optimizer, sampler, *,
-                 collate: Callable[[Tensor], tuple[tuple[Tensor, ...], Tensor]], loss_fn: LossFn,
-                 noise_multiplier: float, max_grad_norm: float, group_size: int, ledger: Ledger,
-                 generator: torch.Generator, accounting: Accounting = Accounting.RIGOROUS,
+                 collate: Callable[[Tensor], tuple[tuple[Tensor, ...], Tensor]] | None = None,
+                 loss_fn: LossFn | None = None, noise_multiplier: float, max_grad_norm: float, group_size: int,
+                 ledger: Ledger, generator: torch.Generator, accounting: Accounting = Accounting.RIGOROUS,
                  phase: str = "training", sizes: Tensor | None = None, buckets: int = 1,
-                 audit_hook: AuditHook | None = None, num_real: int | None = None) -> None:
+                 audit_hook: AuditHook | None = None, num_real: int | None = None,
+                 clipped_sum: ClippedSum | None = None, sensitivity: float | None = None) -> None:
         if not noise_multiplier > 0:
             raise ValueError(f"'noise_multiplier' must be > 0 (got {noise_multiplier})")
         if not max_grad_norm > 0:
             raise ValueError(f"'max_grad_norm' must be > 0 (got {max_grad_norm})")
+        if sensitivity is not None and not sensitivity > 0:
+            raise ValueError(f"'sensitivity' must be > 0 (got {sensitivity})")
+        if clipped_sum is None and (collate is None or loss_fn is None):
+            raise ValueError("DPSGD needs collate and loss_fn for its vmap clipped sum, or a clipped_sum")
         self.model, self.optimizer, self.sampler = model, optimizer, sampler
         self.collate, self.loss_fn = collate, loss_fn
         self.noise_multiplier, self.max_grad_norm = noise_multiplier, max_grad_norm
         self.group_size, self.ledger, self.generator = group_size, ledger, generator
         self.accounting, self.phase = Accounting(accounting), phase
         self.sizes, self.buckets = sizes, buckets
-        self.noise_std = noise_multiplier * sampler.sensitivity(max_grad_norm, group_size)
+        self.clipped_sum: ClippedSum = self._vmap_sum if clipped_sum is None else clipped_sum
+        if sensitivity is None:
+            sensitivity = sampler.sensitivity(max_grad_norm, group_size)
+        self.noise_std = noise_multiplier * sensitivity
         self._event = sampler.step_event(noise_multiplier, group_size=group_size, accounting=accounting)
         self.noise_scale = noise_scale_of(audit_hook)
         self.canaries: GradientCanaries | None = None if audit_hook is None else audit_hook.canaries
@@ -206,20 +327,24 @@ class DPSGD:
             indices = indices[indices < self.num_real]
         summed, loss = self._clipped_sum(indices)
         std = self.noise_std * self.noise_scale  # noise_scale: 1 except in an audit's fault test
-        for name, p in self.model.named_parameters():
-            if not p.requires_grad:
-                continue
-            noise = torch.randn(p.shape, generator=self.generator, dtype=p.dtype) * std
-            p.grad = (summed[name] + noise) / self.sampler.expected_batch_size
+        trainable = [(name, p) for name, p in self.model.named_parameters() if p.requires_grad]
+        noisy = noisy_gradient(summed, trainable, noise_std=std, generator=self.generator,
+                               divisor=self.sampler.expected_batch_size, ledger=self.ledger, event=self._event,
+                               phase=self.phase, noise_multiplier=self.noise_multiplier)
+        for name, p in trainable:
+            p.grad = noisy[name]
         self.optimizer.step()
         if extra is not None:
             self.canaries.step(extra, std)
-        self.ledger.spend(self._event, phase=self.phase, noise_multiplier=self.noise_multiplier)
         return loss
 
     def _clipped_sum(self, indices: Tensor) -> tuple[dict[str, Tensor], float]:
         if indices.numel() == 0:
             return {n: torch.zeros_like(p) for n, p in self.model.named_parameters()}, float("nan")
-        summed, losses = clipped_gradient_sum(self.model, self.loss_fn, self.collate, indices,
-                                              self.max_grad_norm, sizes=self.sizes, buckets=self.buckets)
-        return summed, float(losses.mean())
+        summed, losses = self.clipped_sum(indices)
+        return summed, float("nan") if losses is None else float(losses.mean())
+
+    def _vmap_sum(self, indices: Tensor) -> tuple[dict[str, Tensor], Tensor]:
+        """The default clipped sum: :func:`clipped_gradient_sum` over ``collate(indices)``."""
+        return clipped_gradient_sum(self.model, self.loss_fn, self.collate, indices, self.max_grad_norm,
+                                    sizes=self.sizes, buckets=self.buckets)

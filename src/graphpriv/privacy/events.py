@@ -84,3 +84,48 @@ class ApproxDpEvent(dp_event.DpEvent):
 
     epsilon: float
     delta: float
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class TopKRowDpEvent(dp_event.DpEvent):
+    """One row released by one-shot Gumbel top-K: the K largest of the row's (clipped) entries
+    perturbed with Gumbel noise, which is K rounds of the exponential mechanism at
+    ``round_epsilon`` each; with ``values`` the K released values get Laplace noise at as much
+    again (DPAR's EM1), else they are the public 1/K (EM0).
+
+    One row is (eps'(delta_row) x (2 if values else 1), delta_row)-DP for any delta_row in [0, 1),
+    eps'(delta) = min(K eps, K eps (e^eps - 1) / (e^eps + 1) + eps sqrt(2 K ln(1 / delta)))
+    (:func:`graphpriv.privacy.analysis.top_k.one_shot_top_k_epsilon`). Rows compose in
+    (epsilon, delta) (:class:`graphpriv.privacy.accountant.RowCompositionAccountant`: each of the M
+    rows at delta_row = delta / (2M)); RDP accountants refuse the event.
+
+    Sources: Durfee & Rogers, "Practical differentially private top-k selection with
+    pay-what-you-get composition" (NeurIPS 2019), Theorem 1; Zhang, Lee, Ma, Lou, Yang, Xiong,
+    "DPAR: Decoupled Graph Neural Networks with Node-Level Differential Privacy" (WWW 2024),
+    Algorithm 1 (DP-APPR by the exponential mechanism).
+    """
+
+    round_epsilon: float
+    k: int
+    values: bool = False
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class GaussianRowDpEvent(dp_event.DpEvent):
+    """One row, clipped to L2 norm ``l2_clip`` (C1), released with N(0, ``noise_std``^2 I) noise
+    (DPAR's DP-APPR by the Gaussian mechanism).
+
+    Rigorous (:class:`graphpriv.privacy.accountant.GraphRdpAccountant`): adding or removing one node
+    can move the clipped row anywhere in the ball of radius C1, so the L2 sensitivity is 2 C1 and
+    the row is ``GaussianDpEvent(noise_std / (2 C1))``. ``paper`` accounting
+    (:class:`graphpriv.privacy.accountant.RowCompositionAccountant`): the DPAR paper's sensitivity C1
+    and the classical Gaussian mechanism, (sqrt(2 ln(1.25 / delta_row)) C1 / noise_std, delta_row)
+    per row (Dwork & Roth, "The algorithmic foundations of differential privacy", 2014, Thm. A.1),
+    not a bound for add/remove.
+
+    Source: Zhang, Lee, Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level
+    Differential Privacy" (WWW 2024), Algorithm 1 (DP-APPR by the Gaussian mechanism), Sec. 3.1.
+    """
+
+    noise_std: float
+    l2_clip: float

@@ -29,14 +29,16 @@ node 0) drops no example; for finite inputs this changes nothing (their output g
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 import torch.nn.functional as F
 from opacus.grad_sample.linear import compute_linear_norm_sample
 from torch import Tensor, nn
 
-from graphpriv.privacy.engine import drop_nonfinite, norm_clip_factors
+from graphpriv.privacy.engine import ClippedSum, drop_nonfinite, norm_clip_factors
 
-__all__ = ["decoupled_clipped_sum"]
+__all__ = ["decoupled_clipped_sum", "ghost_clipped_sum"]
 
 
 def _layers(model: nn.Module) -> tuple[nn.Linear, nn.Dropout, nn.Linear]:
@@ -95,3 +97,29 @@ def decoupled_clipped_sum(model: nn.Module, x: Tensor, w: Tensor, y: Tensor,
     grads = {lin1.weight: torch.einsum("bkh,bkf->hf", g_pre, x), lin1.bias: g_pre.sum((0, 1)),
              lin2.weight: torch.einsum("bkc,bkh->ch", g_out, act), lin2.bias: g_out.sum((0, 1))}
     return {name: grads[p] for name, p in model.named_parameters()}, norms
+
+
+def ghost_clipped_sum(model: nn.Module, collate: Callable[[Tensor], tuple[tuple[Tensor, Tensor], Tensor]],
+                      max_grad_norm: float) -> ClippedSum:
+    """:func:`decoupled_clipped_sum` as a :class:`graphpriv.privacy.engine.DPSGD` clipped sum.
+
+    Neighbouring relation: add/remove one example (row): each moves the sum by at most C.
+
+    Args:
+        model: ``DecoupledModel(feature_mlp(...))`` (see :func:`decoupled_clipped_sum`).
+        collate: ``rows [B] -> ((x [B, K, F], w [B, K]), y [B])``. max_grad_norm: C > 0.
+
+    Returns:
+        ``rows -> ({name: summed clipped gradient}, None)`` (no per-example losses: ghost clipping
+        never forms them; ``DPSGD.step`` then returns NaN as its diagnostic loss).
+
+    Source: Li, Tramèr, Liang, Hashimoto, "Large language models can be strong differentially
+    private learners" (ICLR 2022), Sec. 4 (ghost clipping).
+    """
+
+    def clipped_sum(rows: Tensor) -> tuple[dict[str, Tensor], None]:
+        (inputs, w), target = collate(rows)
+        summed, _ = decoupled_clipped_sum(model, inputs, w, target, max_grad_norm)
+        return summed, None
+
+    return clipped_sum

@@ -2,8 +2,8 @@
 
 An audit (:mod:`graphpriv.audit`) drives an estimator's own ``fit`` (or ``publish``) with an
 :class:`AuditHook`; the estimator hands it to its noisy steps, which read it in one place each
-(:class:`~graphpriv.privacy.engine.DPSGD`, the DP-SGD of DPAR and dp-mlp, PrivDPR's noisy V
-update, EdgeRand's flips, LapGraph's Laplace noise). Nothing else in a fit changes, so what is
+(:class:`~graphpriv.privacy.engine.DPSGD`, which also runs the DP-SGD of DPAR and dp-mlp;
+PrivDPR's noisy V update; EdgeRand's flips; LapGraph's Laplace noise). Nothing else in a fit changes, so what is
 audited is the code a user runs.
 
 - ``canaries``: white-box gradient canaries ("Dirac canaries": Steinke, Nasr, Jagielski, "Privacy

@@ -18,6 +18,9 @@ multiplier z. T such steps:
 - ``rigorous``: the same T Gaussian steps composed by the RDP accountant, z calibrated so the
   accountant's epsilon meets eps at delta (less noise for the same guarantee).
 
+Each step's noise is drawn, and the step spent on the ledger, by graphpriv's one noisy step,
+:func:`graphpriv.privacy.engine.noisy_gradient` (into V's persistent gradient buffer).
+
 Both are reported: a paper-mode result also gives the RDP epsilon of its (larger) noise. W are
 never released; V is, and the synthetic graph is post-processing of V.
 """
@@ -37,6 +40,7 @@ from dp_accounting.privacy_accountant import NeighboringRelation
 from graphpriv.errors import ConfigError
 from graphpriv.privacy.accountant import GraphRdpAccountant, Ledger
 from graphpriv.privacy.calibration import calibrate_noise_multiplier
+from graphpriv.privacy.engine import noisy_gradient
 from graphpriv.privacy.events import ApproxDpEvent
 from graphpriv.privacy.units import Accounting, PrivacyUnit
 from graphpriv.synthesis.deep_pagerank import (
@@ -95,7 +99,7 @@ class PrivDPRTraining:
 
 
 def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float = 1e-5,
-                     accounting: str = "rigorous", s_grad: float = 5.0, epochs: int = 5, batch_nodes: int = 16,
+                     accounting: Accounting = Accounting.RIGOROUS, s_grad: float = 5.0, epochs: int = 5, batch_nodes: int = 16,
                      num_walks: int = 2, walk_length: int = 16, r: int = 128, d: int = 64, s: float = 8.0,
                      lr: float = 1e-3, gamma: float = 0.85, adam_eps: float = 1e-8, seed: int = 0,
                      progress=None, canary: GradientCanary | None = None,
@@ -117,10 +121,18 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
             the noise but not the ledger).
 
     Returns:
-        :class:`PrivDPRTraining` (V ``[N, r]`` float32).
+        :class:`PrivDPRTraining` (V ``[N, r]`` float32); its ledger has spent the T steps (phase
+        ``training``), one per noisy step.
+
+    Privacy:
+        Node-level, ``REPLACE_ONE`` (bounded: replace one node and its edges; N public); each step
+        ``GaussianDpEvent(z)`` (``rigorous``) or ``ApproxDpEvent(eps / T, delta / T)`` (``paper``).
 
     Raises:
         ConfigError: epsilon <= 0, s <= 1, depth over 64, T = 0, bad accounting.
+
+    Source: Zhang, Hu, Ye, Xu, "PrivDPR: Synthetic Graph Publishing with Deep PageRank under
+    Differential Privacy" (KDD 2025), Algorithm 2 and Sec. 4.3.2.
     """
     n = adj.shape[0]
     iterations = epochs * (n // batch_nodes)
@@ -130,12 +142,13 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
         raise ConfigError(f"'epsilon' must be > 0 (got {epsilon})")
     if accounting not in ("rigorous", "paper"):
         raise ConfigError(f"accounting must be 'rigorous' or 'paper' (got {accounting!r})")
+    accounting = Accounting(accounting)
     batch_pairs = batch_nodes * num_walks * walk_length
     depth = depth_for_sensitivity(num_nodes=n, batch_pairs=batch_pairs, iterations=iterations, s=s,
                                   s_grad=s_grad, gamma=gamma)
-    ledger, z, info = None, None, {}
+    ledger, z, event, info = None, None, None, {}
     if epsilon is not None:
-        ledger, z, info = _account(epsilon, delta, accounting, iterations)
+        ledger, z, event, info = _account(epsilon, delta, accounting, iterations)
     sensitivity = 2.0 * s_grad / iterations  # replace-one: both sums have norm <= S_grad / T
     std = None if z is None else sensitivity * z * noise_scale
 
@@ -161,10 +174,7 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
             src, dst = walk_pairs(adj, order[j * batch_nodes:(j + 1) * batch_nodes], num_walks=num_walks,
                                   walk_length=walk_length, rng=rng)
             opt_w.zero_grad()
-            if std is not None:
-                grad.normal_(0.0, std, generator=gen)
-            else:
-                grad.zero_()
+            summed = None  # the batch's summed V-gradient: its rows only (sparse), the others are 0
             if src.size:
                 i, k = torch.from_numpy(src), torch.from_numpy(dst)
                 nodes, where = torch.unique(torch.cat([i, k]), return_inverse=True)
@@ -175,7 +185,15 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
                 loss.backward()
                 total += float(loss.detach())
                 signal.append(float(rows.grad.norm()))  # the true sum's norm: its non-zero rows
-                grad.index_add_(0, nodes, rows.grad)
+                summed = torch.sparse_coo_tensor(nodes.unsqueeze(0), rows.grad, grad.shape, is_coalesced=True,
+                                                 check_invariants=False)  # torch.unique: sorted, unique
+            if std is not None:  # the one noisy step: noise drawn into the buffer, the sum added, spent
+                noisy_gradient({"V": summed}, [("V", grad)], noise_std=std, generator=gen, out={"V": grad},
+                               ledger=ledger, event=event, phase="training", noise_multiplier=z)
+            else:
+                grad.zero_()
+                if summed is not None:
+                    grad.add_(summed)
             opt_w.step()  # W: no noise (never released; the bound holds for any W)
             if canary is not None:
                 canary.add(grad[n:])
@@ -202,22 +220,23 @@ def rdp_epsilon(noise_multiplier: float, iterations: int, delta: float) -> float
         dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(noise_multiplier), iterations)).get_epsilon(delta))
 
 
-def _account(epsilon: float, delta: float, accounting: str, iterations: int):
-    """The noise multiplier of each mode, its ledger and the other mode's view of it."""
+def _account(epsilon: float, delta: float, accounting: Accounting, iterations: int):
+    """The noise multiplier of the mode, its (empty) ledger and one step's event, and the other
+    mode's view of the noise. The ledger is bounded node-level: ``REPLACE_ONE``, stated explicitly
+    (the node unit's default is add/remove)."""
     relation = NeighboringRelation.REPLACE_ONE
     if accounting == "paper":
         z = paper_noise_multiplier(epsilon, delta, iterations)
         ledger = Ledger(PrivacyUnit.NODE, delta=delta, accounting=Accounting.PAPER, accountant="basic",
                         neighboring_relation=relation)
-        ledger.spend(ApproxDpEvent(epsilon / iterations, delta / iterations), phase="training", count=iterations,
-                     noise_multiplier=z)
+        event = ApproxDpEvent(epsilon / iterations, delta / iterations)
     else:
         def run_event(multiplier: float) -> dp_event.DpEvent:
             return dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(multiplier), iterations)
 
         z = calibrate_noise_multiplier(run_event, target_epsilon=epsilon, delta=delta, neighboring_relation=relation)
         ledger = Ledger(PrivacyUnit.NODE, delta=delta, accounting=Accounting.RIGOROUS, neighboring_relation=relation)
-        ledger.spend(dp_event.GaussianDpEvent(z), phase="training", count=iterations, noise_multiplier=z)
-    return ledger, z, {"noise_multiplier": z, "rdp_epsilon_of_this_noise": rdp_epsilon(z, iterations, delta),
+        event = dp_event.GaussianDpEvent(z)
+    return ledger, z, event, {"noise_multiplier": z, "rdp_epsilon_of_this_noise": rdp_epsilon(z, iterations, delta),
                        "paper_noise_multiplier": paper_noise_multiplier(epsilon, delta, iterations)
                        if epsilon < iterations else None}
