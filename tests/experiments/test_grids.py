@@ -171,3 +171,20 @@ def test_run_takes_a_preset_under_the_users_settings(tmp_path, graph_file):
     config = json.loads(out.read_text())["config"]
     assert config["node_rate"] == 1.0 and config["max_rows"] == 1  # the preset
     assert config["appr_share"] == 0.2 and config["epochs"] == 1  # --set over the preset
+
+
+def test_an_audit_table_lists_its_lines_dataset_by_dataset():
+    from graphpriv.audit.statistics import AuditReport
+    from graphpriv.experiments.tables import AuditRecord, audit_markdown
+
+    grid = AuditGrid(kind="audit", name="t", title="T", source="S", datasets=["a", "b"],
+                     rows=[AuditRow(label="one", method="edgerand"), AuditRow(label="two", method="edgerand"),
+                           AuditRow(label="node", method="dp-mlp", datasets=["c"])])
+    report = AuditReport(method="m", dataset="d", unit="edge", claimed_epsilon=1.0, accounting="rigorous",
+                         attack="x", canaries=10, inserted=5, correct=5, tpr=0.5, fpr=0.5, epsilon_estimate=0.0,
+                         epsilon_lower_bound=0.0, epsilon_lower_bound_cp=0.0, confidence=0.95, passed=True)
+    records = [AuditRecord(row, d, report) for row, d in (("node", "c"), ("two", "a"), ("two", "b"), ("one", "b"),
+                                                           ("one", "a"))]
+    lines = [line.split(" | ")[:2] for line in audit_markdown(grid, records, command="c").splitlines()
+             if line.startswith(("| one", "| two", "| node"))]
+    assert lines == [["| one", "a"], ["| two", "a"], ["| one", "b"], ["| two", "b"], ["| node", "c"]]

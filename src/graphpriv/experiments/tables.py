@@ -183,13 +183,22 @@ def _intro(grid) -> list[str]:
     return [grid.intro.rstrip(), ""] if grid.intro else []
 
 
+def _audit_order(grid: AuditGrid):
+    """Sort key of an audit table's lines: dataset by dataset (the grid's, then the rows' own, in
+    order of appearance), the grid's rows within each."""
+    datasets = list(dict.fromkeys([*grid.datasets, *(d for row in grid.rows for d in row.datasets or [])]))
+    rows = {row.label: i for i, row in enumerate(grid.rows)}
+    return lambda record: (datasets.index(record.dataset), rows[record.row])
+
+
 def audit_markdown(grid: AuditGrid, records: list[AuditRecord], *, command: str) -> str:
-    """The Markdown table of an ``audit`` grid: one line per report, the verdict passed when the
-    one-run lower bound does not exceed the claim (``(no claim)`` for a release without DP)."""
+    """The Markdown table of an ``audit`` grid: one line per report, dataset by dataset, the
+    verdict passed when the one-run lower bound does not exceed the claim (``(no claim)`` for a
+    release without DP)."""
     lines = [f"### {grid.title}", "", *_intro(grid), f"Command: `{command}` (seed {grid.seed}). Method: {grid.source}.",
              "", ("| release | dataset | attack | canaries | claimed eps | lower bound, one run | lower bound, "
              "Clopper-Pearson | point estimate | TPR / FPR | verdict |"), "|---|---|---|---|---|---|---|---|---|---|"]
-    for record in records:
+    for record in sorted(records, key=_audit_order(grid)):
         r = record.report
         verdict = ("passed" if r.claimed_epsilon != float("inf") else "(no claim)") if r.passed else "**FAILED**"
         level = f"{r.confidence:.1%}".replace(".0%", "%")
