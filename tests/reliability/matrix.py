@@ -270,6 +270,16 @@ cli("cli-reproduce-seeds-negative", C, ["reproduce", "dplp-table2", "--seeds", "
     ["seeds"])
 cli("cli-reproduce-store-corrupt", C, ["reproduce", "dplp-table2", "--quick", "--store", "{s}"], ["corrupt.sqlite"],
     setup=lambda ctx: {"s": fx.corrupt_store(ctx)})
+cli("cli-reproduce-from-results-missing", C, ["reproduce", "dplp-table2", "--from-results", "--docs", "nodocs"],
+    ["no results file", "graphpriv reproduce dplp-table2"])
+cli("cli-reproduce-from-results-and-quick", C, ["reproduce", "ppgsl-table1", "--from-results", "--quick"],
+    ["--from-results", "--quick"])
+cli("cli-reproduce-path-as-table", C, ["reproduce", "../grids/audit", "--store", "s.sqlite"], ["unknown table"])
+cli("cli-run-unknown-preset", C, ["run", "dplp-ps", "-d", REG, "--preset", "nope", "--no-store"],
+    ["no preset 'nope'", "paper"])
+cli("cli-plot-bad-curve", C, ["plot", "--datasets", REG, "--out", "p.png", "--curve", "dp-mlp"], ["LABEL=METHOD"])
+cli("cli-plot-missing-store", C, ["plot", "--datasets", REG, "--out", "p.png", "--store", "none.sqlite"],
+    ["no results store"])
 
 for _id, _args, _m in (
     ("unknown-method", ["nope"], ["nope"]),
