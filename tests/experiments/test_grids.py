@@ -77,6 +77,17 @@ def test_a_grid_file_that_fails_its_schema_names_the_file_and_the_field(tmp_path
     assert message in str(info.value)
 
 
+def test_an_audit_grid_row_is_checked_as_graphpriv_audit_checks_its_options(tmp_path):
+    text = ("kind: audit\nname: a\ntitle: T\nsource: S\ndatasets: [cora]\nrows:\n"
+            "  - {label: no noise, method: dpar-nodp}\n")
+    with pytest.raises(ConfigError, match="row 'no noise': dpar-nodp is non-private"):
+        read_grid(_write(tmp_path, "a", text))
+    read_grid(_write(tmp_path, "a", text.replace("method: dpar-nodp", "method: dpar-nodp, private: false")))
+    with pytest.raises(ConfigError, match="row 'x': --attack chooses among PrivDPR"):
+        read_grid(_write(tmp_path, "a", text.replace("{label: no noise, method: dpar-nodp}",
+                                                     "{label: x, method: edgerand, attack: gradient}")))
+
+
 def test_reproduce_refuses_an_unknown_table_or_a_bad_grid_before_any_work(tmp_path, monkeypatch):
     store = tmp_path / "s.sqlite"
     res = runner.invoke(app, ["reproduce", "dplp-tabel2", "--store", str(store), "--docs", str(tmp_path / "d")])

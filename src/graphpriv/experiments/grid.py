@@ -23,7 +23,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from graphpriv.errors import ConfigError, describe_validation_error
+from graphpriv.errors import ConfigError, PrivacyError, describe_validation_error
 from graphpriv.experiments.registry import make_config, method_spec, preset_settings
 
 __all__ = ["GRID_DIR", "AuditGrid", "AuditRow", "Grid", "GridRow", "ProximityGrid", "RunsGrid", "grid_names",
@@ -189,8 +189,9 @@ def read_grid(path: str | Path) -> RunsGrid | AuditGrid | ProximityGrid:
 
     Raises:
         ConfigError: a missing or unreadable file, a field that fails the schema, a name other
-            than the file's stem, an unknown method or preset, or an invalid setting (each message
-            names the file and the row).
+            than the file's stem, an unknown method or preset, an invalid setting, or audit options
+            ``graphpriv audit`` would refuse (a non-private method audited as private, an attack
+            or ratio the method has not; each message names the file and the row).
     """
     path = Path(path)
     try:
@@ -221,11 +222,16 @@ def _check_row(path: Path, grid: RunsGrid | AuditGrid, row: GridRow | AuditRow) 
     datasets = (row.datasets or grid.datasets) if isinstance(row, AuditRow) else grid.datasets
     try:
         method_spec(row.method)
+        if isinstance(row, AuditRow):  # the audit's own options, as graphpriv audit checks them
+            from graphpriv.experiments.auditing import check_audit_options
+
+            check_audit_options(row.method, epsilon=row.epsilon, canaries=row.canaries, seed=grid.seed,
+                                epochs=row.epochs, ratio=row.ratio, attack=row.attack, private=row.private)
         for dataset in datasets:
             overrides = (row.settings_for(dataset) if isinstance(row, GridRow)
                          else {**preset_settings(row.method, row.preset, dataset), **row.settings})
             make_config(row.method, overrides)
-    except ConfigError as exc:
+    except (ConfigError, PrivacyError) as exc:
         raise ConfigError(f"grid file {path}, row {row.label!r}: {exc}") from None
 
 
