@@ -61,9 +61,9 @@ def write_results(path: str | Path, grid: RunsGrid | AuditGrid | ProximityGrid, 
     writer = csv.writer(buffer, lineterminator="\n")
     if isinstance(grid, RunsGrid):
         metrics = table_metrics(grid)
-        writer.writerow(["row", "dataset", "method", "seed", "config_hash", *metrics, *_RUN_FIELDS])
+        writer.writerow(["row", "dataset", "method", "seed", "config_hash", "settings", *metrics, *_RUN_FIELDS])
         for r in records:
-            writer.writerow([r.row, r.dataset, r.method, r.seed, r.config_hash,
+            writer.writerow([r.row, r.dataset, r.method, r.seed, r.config_hash, r.settings,
                              *(_cell(r.metrics.get(m)) for m in metrics),
                              *(_cell(getattr(r, f)) for f in _RUN_FIELDS)])
     elif isinstance(grid, AuditGrid):
@@ -108,7 +108,7 @@ def read_results(path: str | Path, grid: RunsGrid | AuditGrid | ProximityGrid) -
         if isinstance(grid, RunsGrid):
             metrics = table_metrics(grid)
             records = [RunRecord(row=r["row"], dataset=r["dataset"], method=r["method"], seed=int(r["seed"]),
-                                 config_hash=r["config_hash"],
+                                 config_hash=r["config_hash"], settings=r["settings"],
                                  metrics={m: float(r[m]) for m in metrics if r[m] != ""},
                                  epsilon=_float(r["epsilon"]), delta=_float(r["delta"]),
                                  accounting=r["accounting"] or None, accountant=r["accountant"] or None,

@@ -11,6 +11,7 @@ in the repository (:mod:`graphpriv.experiments.results`):
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from graphpriv.experiments.store import ResultStore, config_hash
 from graphpriv.methods.base import Result
 
 __all__ = ["PAIR_TYPES", "AuditRecord", "Cell", "ProximityRecord", "RunRecord", "audit_markdown", "cells_from_records",
-           "proximity_markdown", "run_config", "runs_markdown", "store_records"]
+           "proximity_markdown", "run_config", "runs_markdown", "settings_json", "store_records", "table_metrics"]
 
 #: The pair types of the proximity table, in its order.
 PAIR_TYPES = ("visible", "hidden", "no-link")
@@ -35,6 +36,8 @@ class RunRecord:
 
     Attributes:
         row: the grid row's label. dataset, method, seed, config_hash: the run's key in the store.
+        settings: the overrides the row applied on this dataset (preset, per-dataset, settings),
+            as JSON with sorted keys: what the grid file asked for, whatever the method's defaults.
         metrics: the table's metrics of the run (fractions; shown x 100), those it has.
         epsilon, delta: the spent epsilon and its delta (None: non-private). accounting,
         accountant: the report's mode and accountant. noise_multiplier: z (None: none).
@@ -46,6 +49,7 @@ class RunRecord:
     method: str
     seed: int
     config_hash: str
+    settings: str
     metrics: dict[str, float]
     epsilon: float | None
     delta: float | None
@@ -55,11 +59,12 @@ class RunRecord:
     seconds: float
 
     @classmethod
-    def from_result(cls, row: str, result: Result, metrics: Iterable[str]) -> RunRecord:
-        """The record of a stored :class:`~graphpriv.methods.base.Result` (``metrics``: the table's)."""
+    def from_result(cls, row: str, result: Result, metrics: Iterable[str], settings: dict | None = None) -> RunRecord:
+        """The record of a stored :class:`~graphpriv.methods.base.Result` (``metrics``: the table's;
+        ``settings``: the row's overrides, :meth:`GridRow.settings_for`)."""
         p = result.privacy
         return cls(row=row, dataset=result.dataset, method=result.method, seed=result.seed,
-                   config_hash=config_hash(result.config), metrics={m: float(result.metrics[m]) for m in metrics
+                   config_hash=config_hash(result.config), settings=settings_json(settings or {}), metrics={m: float(result.metrics[m]) for m in metrics
                                                                     if m in result.metrics},
                    epsilon=None if p is None else float(p.epsilon), delta=None if p is None else float(p.delta),
                    accounting=None if p is None else str(p.accounting), accountant=None if p is None else p.accountant,
@@ -99,6 +104,11 @@ class ProximityRecord:
     disconnected_ratio: float
 
 
+def settings_json(settings: dict) -> str:
+    """A row's overrides as canonical JSON (sorted keys, floats as floats: ``4`` and ``4.0`` differ)."""
+    return json.dumps(settings, sort_keys=True)
+
+
 def table_metrics(grid: RunsGrid) -> list[str]:
     """Every metric a ``runs`` table shows: its metric, columns and raw columns."""
     return list(dict.fromkeys([grid.metric, *grid.columns, *grid.raw_columns]))
@@ -122,7 +132,7 @@ def store_records(grid: RunsGrid, store: ResultStore, seeds: int) -> list[RunRec
             for seed in range(grid.first_seed, grid.first_seed + row.seeds_on(dataset, seeds)):
                 found = store.find(row.method, dataset, seed, config)
                 if found is not None:
-                    out.append(RunRecord.from_result(row.label, found, metrics))
+                    out.append(RunRecord.from_result(row.label, found, metrics, row.settings_for(dataset)))
     return out
 
 
