@@ -2,6 +2,7 @@
 docs/results/ renders from it, with no store, byte for byte as committed in docs/reproduction/,
 and a runs table's results are exactly the runs its grid names."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -39,3 +40,13 @@ def test_a_runs_tables_results_are_the_runs_of_its_grid(name):
         assert grid.first_seed <= record.seed < grid.first_seed + row.seeds_on(record.dataset, seeds)
     cells = {(r.row, r.dataset, r.seed) for r in records}
     assert len(cells) == len(records)  # one run per cell and seed
+
+
+def test_reproduction_md_names_which_tables_have_their_results_here():
+    text = (DOCS / "reproduction.md").read_text()
+    section = text[text.index("## Where the numbers live"):text.index("## DPLP-subgraph")]
+    here, elsewhere = section.split("Tables still resting on")
+    named_here = set(re.findall(r"`([a-z0-9-]+)`", here.split("Tables with their results\nhere:")[1]))
+    named_elsewhere = set(re.findall(r"`([a-z0-9-]+)`", elsewhere.split("They wait")[0]))
+    assert named_here == set(RESULTS)
+    assert named_elsewhere == set(grid_names()) - set(RESULTS)
