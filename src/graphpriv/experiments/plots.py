@@ -49,13 +49,14 @@ def _save(fig, out: Path) -> Path:
     return out
 
 
-def _band(ax, points: dict[float, list[float]], label: str) -> None:
-    """Mean (x 100) against x with a ±1 std band, one point per key of ``points``."""
+def _band(ax, points: dict[float, list[float]], label: str, color: str | None = None) -> None:
+    """Mean (x 100) against x with a ±1 std band, one point per key of ``points`` (``color``: a
+    matplotlib colour, default the axes' next)."""
     x = np.array(list(points))
     mean = np.array([np.mean(v) for v in points.values()]) * 100
     std = np.array([np.std(v) for v in points.values()]) * 100
-    ax.plot(x, mean, marker="o", label=label)
-    ax.fill_between(x, mean - std, mean + std, alpha=0.2)
+    (line,) = ax.plot(x, mean, marker="o", label=label, color=color)
+    ax.fill_between(x, mean - std, mean + std, alpha=0.2, color=line.get_color())
 
 
 def plot_epsilon_sweep(store: ResultStore, methods: list[str], datasets: list[str], out: Path,
@@ -212,7 +213,7 @@ def plot_rank_sweeps(store: ResultStore, dataset: str, out: Path, bases: tuple[s
                     level = 100 * np.mean([v for vals in points.values() for v in vals])
                     ax.axhline(level, color="C0", ls="--", lw=1, label=method)
                     continue
-                _band(ax, points, method)
+                _band(ax, points, method, color=f"C{RANK_SWEEP_METHODS.index(method)}")  # one colour per method
             ax.set_title(f"{dataset}, base {base.upper()}")
             ax.set_xlabel(knob + (" (eps_p = 0.1)" if knob == "sigma_prot" else " (sigma_prot = 0.3)"))
             ax.set_ylabel("AUC@K (%)")
