@@ -37,6 +37,18 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class _Grid(_Strict):
+    """What every grid file has: its name (the file's stem), the table's heading, the source of
+    the paper's numbers (title and section, or why the table is not in a paper), optional
+    Markdown between heading and table, and its datasets."""
+
+    name: str
+    title: str
+    source: str
+    intro: str = ""
+    datasets: list[str] = Field(min_length=1)
+
+
 class GridRow(_Strict):
     """One row of a ``runs`` grid.
 
@@ -66,7 +78,7 @@ class GridRow(_Strict):
         return min(seeds, self.max_seeds.get(dataset, seeds))
 
 
-class RunsGrid(_Strict):
+class RunsGrid(_Grid):
     """A table of runs: rows x datasets x seeds ``first_seed .. first_seed + seeds - 1``.
 
     Attributes:
@@ -81,11 +93,6 @@ class RunsGrid(_Strict):
     """
 
     kind: Literal["runs"] = "runs"
-    name: str
-    title: str
-    source: str
-    intro: str = ""
-    datasets: list[str] = Field(min_length=1)
     rows: list[GridRow] = Field(min_length=1)
     metric: str = "test_auc"
     columns: list[str] = Field(default_factory=list)
@@ -135,31 +142,21 @@ class AuditRow(_Strict):
     datasets: list[str] | None = None
 
 
-class AuditGrid(_Strict):
+class AuditGrid(_Grid):
     """A table of privacy audits, one report per (row, dataset, attack), all at seed ``seed``."""
 
     kind: Literal["audit"]
-    name: str
-    title: str
-    source: str
-    intro: str = ""
-    datasets: list[str] = Field(min_length=1)
     rows: list[AuditRow] = Field(min_length=1)
     seed: int = Field(0, ge=0)
 
 
-class ProximityGrid(_Strict):
+class ProximityGrid(_Grid):
     """The PPGSL paper's Table I: hop distances of visible-link, hidden-link and no-link pairs, one
     table per visible graph: ``without-test`` (G minus the hidden links E_s and the held-out
     link-prediction test edges, the paper's protocol) or ``with-test`` (G minus E_s only, the test
     edges kept); ``paper[dataset][pair type]`` is (mean distance, disconnected ratio)."""
 
     kind: Literal["proximity"]
-    name: str
-    title: str
-    source: str
-    intro: str = ""
-    datasets: list[str] = Field(min_length=1)
     seeds: int = Field(5, ge=1, le=1000)
     sensitive_ratio: float = Field(0.1, gt=0, lt=1)
     test_ratio: float = Field(0.1, gt=0, lt=1)
