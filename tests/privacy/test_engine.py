@@ -185,7 +185,7 @@ def test_audit_hook_scales_the_noise_and_carries_canaries_outside_the_model():
 
 @pytest.mark.parametrize("size", [1, 5, 15, 16, 17, 300])
 def test_gaussian_noise_keeps_each_callers_stream_bit_for_bit(size):
-    from graphpriv.privacy.engine import gaussian_noise
+    from graphpriv.privacy.mechanisms import gaussian_noise
 
     def gen():
         return torch.Generator().manual_seed(7)

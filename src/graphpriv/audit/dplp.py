@@ -67,8 +67,8 @@ from graphpriv.data.graph import decode_pairs, pair_codes, to_csr, undirected_pa
 from graphpriv.data.validation import check_data
 from graphpriv.errors import ConfigError
 from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor
-from graphpriv.privacy.engine import gaussian_noise
 from graphpriv.privacy.hooks import AuditHook
+from graphpriv.privacy.mechanisms import gaussian_noise
 
 __all__ = ["DiracCanaries", "audit_dplp", "canary_llr", "distance_two_non_edges"]
 

@@ -21,7 +21,6 @@ on its persistent gradient buffer (:func:`graphpriv.synthesis.privdpr.train_embe
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import torch
@@ -31,6 +30,7 @@ from torch.func import functional_call, grad, vmap
 
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.hooks import AuditHook, GradientCanaries, noise_scale_of
+from graphpriv.privacy.mechanisms import gaussian_noise
 from graphpriv.privacy.units import Accounting
 
 LossFn = Callable[[Tensor, Tensor], Tensor]
@@ -38,38 +38,6 @@ LossFn = Callable[[Tensor, Tensor], Tensor]
 #: ``indices [B] -> ({parameter name: summed clipped gradient}, per-example losses [B] or None)``:
 #: the clipped sum a :class:`DPSGD` step adds its noise to (each example moving it by at most C).
 ClippedSum = Callable[[Tensor], tuple[dict[str, Tensor], Tensor | None]]
-
-
-def gaussian_noise(shape: Sequence[int], std: float, *, generator: torch.Generator,
-                   dtype: torch.dtype = torch.float32, out: Tensor | None = None) -> Tensor:
-    """Entries i.i.d. N(0, ``std``^2): graphpriv's one Gaussian draw of gradient noise.
-
-    Two forms of the same draw: without ``out``, ``torch.randn(shape, generator=generator,
-    dtype=dtype) * std`` (a new tensor); with ``out``, ``out.normal_(0, std, generator=generator)``
-    in place (no allocation: PrivDPR's persistent ``[N, r]`` buffer). Both consume the generator
-    alike, but PyTorch draws tensors of fewer than 16 entries by a scalar path, where the two forms
-    may round differently in the last bit (they are equal from 16 entries on): each caller keeps its
-    form, so a fit's noise is the same stream, bit for bit, as before this function existed (tested).
-
-    Args:
-        shape: the noise's shape (ignored with ``out``: ``out``'s). std: >= 0 and finite.
-        generator: the noise's randomness. dtype: without ``out`` (default float32).
-        out: a tensor to draw into, or None.
-
-    Returns:
-        The noise, ``shape`` (or ``out`` itself, filled).
-
-    Raises:
-        ValueError: ``std`` negative or not finite.
-
-    References:
-        Abadi et al., "Deep learning with differential privacy" (CCS 2016), Alg. 1 (the noise step).
-    """
-    if not (math.isfinite(std) and std >= 0):
-        raise ValueError(f"'std' must be a finite number >= 0 (got {std})")
-    if out is not None:
-        return out.normal_(0.0, std, generator=generator)
-    return torch.randn(tuple(shape), generator=generator, dtype=dtype) * std
 
 
 def noisy_gradient(summed: Mapping[str, Tensor | None], params: Iterable[tuple[str, Tensor]], *, noise_std: float,

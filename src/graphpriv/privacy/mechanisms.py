@@ -8,6 +8,7 @@ graph-sized randomized response and the rankings), never from global state.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -53,6 +54,39 @@ def laplace_mechanism(
     return values + noise.to(values.dtype), dp_event.LaplaceDpEvent(1.0 / epsilon)
 
 
+def gaussian_noise(shape: Sequence[int], std: float, *, generator: torch.Generator,
+                   dtype: torch.dtype = torch.float32, out: Tensor | None = None) -> Tensor:
+    """Entries i.i.d. N(0, ``std``^2): graphpriv's one Gaussian draw (gradient noise, and
+    :func:`gaussian_mechanism`'s).
+
+    Two forms of the same draw: without ``out``, ``torch.randn(shape, generator=generator,
+    dtype=dtype) * std`` (a new tensor); with ``out``, ``out.normal_(0, std, generator=generator)``
+    in place (no allocation: PrivDPR's persistent ``[N, r]`` buffer). Both consume the generator
+    alike, but PyTorch draws tensors of fewer than 16 entries by a scalar path, where the two forms
+    may round differently in the last bit (they are equal from 16 entries on): each caller keeps its
+    form, so a fit's noise is the same stream, bit for bit, as before this function existed (tested).
+
+    Args:
+        shape: the noise's shape (ignored with ``out``: ``out``'s). std: >= 0 and finite.
+        generator: the noise's randomness. dtype: without ``out`` (default float32).
+        out: a tensor to draw into, or None.
+
+    Returns:
+        The noise, ``shape`` (or ``out`` itself, filled).
+
+    Raises:
+        ValueError: ``std`` negative or not finite.
+
+    References:
+        Abadi et al., "Deep learning with differential privacy" (CCS 2016), Alg. 1 (the noise step).
+    """
+    if not (math.isfinite(std) and std >= 0):
+        raise ValueError(f"'std' must be a finite number >= 0 (got {std})")
+    if out is not None:
+        return out.normal_(0.0, std, generator=generator)
+    return torch.randn(tuple(shape), generator=generator, dtype=dtype) * std
+
+
 def gaussian_mechanism(
     values: Tensor, *, sensitivity: float, noise_multiplier: float, generator: torch.Generator
 ) -> tuple[Tensor, dp_event.DpEvent]:
@@ -74,8 +108,8 @@ def gaussian_mechanism(
     _check_sensitivity(sensitivity)
     if not noise_multiplier > 0:
         raise ValueError(f"'noise_multiplier' must be > 0 (got {noise_multiplier})")
-    noise = torch.randn(values.shape, generator=generator, dtype=values.dtype)
-    return values + noise * (noise_multiplier * sensitivity), dp_event.GaussianDpEvent(noise_multiplier)
+    noise = gaussian_noise(values.shape, noise_multiplier * sensitivity, generator=generator, dtype=values.dtype)
+    return values + noise, dp_event.GaussianDpEvent(noise_multiplier)
 
 
 def gaussian_noise_multiplier(*, epsilon: float, delta: float) -> float:
