@@ -374,11 +374,11 @@ def reproduce(
         console.print("aliases: " + ", ".join(f"{a} -> {t}" for a, t in sorted(ALIASES.items())), highlight=False,
                       soft_wrap=True)
         return
-    resolve(table)  # an unknown table or a bad grid file fails here, before any work
+    grid = resolve(table)  # an unknown table or a bad grid file fails here, before any work
     columns = (TextColumn(table), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn())
     with Progress(*columns, console=console, disable=from_results) as bar:
         task = bar.add_task(table, total=None)
-        out, counts = run_reproduce(table, seeds=seeds, quick=quick, store=store, workers=workers,
+        out, counts = run_reproduce(grid, seeds=seeds, quick=quick, store=store, workers=workers,
                                     scheduler=scheduler, run=not from_store, from_results=from_results,
                                     retry_failed=retry_failed, docs=docs,
                                     on_done=lambda run, status, done, total: bar.update(task, completed=done,

@@ -26,9 +26,7 @@ def test_every_grid_file_loads_and_every_cell_has_a_valid_config():
         assert grid.name == name and grid.source
         for row in getattr(grid, "rows", []):
             for dataset in getattr(row, "datasets", None) or grid.datasets:
-                settings = (row.settings_for(dataset) if hasattr(row, "settings_for")
-                            else {**preset_settings(row.method, row.preset, dataset), **row.settings})
-                make_config(row.method, settings)
+                make_config(row.method, row.settings_for(dataset))
     assert all(target in names for target in ALIASES.values())
 
 

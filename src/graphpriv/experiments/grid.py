@@ -141,6 +141,10 @@ class AuditRow(_Strict):
     attack: str | None = None
     datasets: list[str] | None = None
 
+    def settings_for(self, dataset: str) -> dict[str, Any]:
+        """The audit's hyperparameters on ``dataset``: the preset, then the row's settings."""
+        return {**preset_settings(self.method, self.preset, dataset), **self.settings}
+
 
 class AuditGrid(_Grid):
     """A table of privacy audits, one report per (row, dataset, attack), all at seed ``seed``."""
@@ -225,9 +229,7 @@ def _check_row(path: Path, grid: RunsGrid | AuditGrid, row: GridRow | AuditRow) 
             check_audit_options(row.method, epsilon=row.epsilon, canaries=row.canaries, seed=grid.seed,
                                 epochs=row.epochs, ratio=row.ratio, attack=row.attack, private=row.private)
         for dataset in datasets:
-            overrides = (row.settings_for(dataset) if isinstance(row, GridRow)
-                         else {**preset_settings(row.method, row.preset, dataset), **row.settings})
-            make_config(row.method, overrides)
+            make_config(row.method, row.settings_for(dataset))
     except (ConfigError, PrivacyError) as exc:
         raise ConfigError(f"grid file {path}, row {row.label!r}: {exc}") from None
 

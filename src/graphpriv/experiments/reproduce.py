@@ -143,7 +143,6 @@ def _render(grid: Grid, records: list, meta: dict[str, str]) -> str:
 def _run_audits(grid: AuditGrid, on_done: Callable | None) -> list[AuditRecord]:
     from graphpriv.data import load
     from graphpriv.experiments.auditing import run_audit
-    from graphpriv.experiments.registry import preset_settings
 
     cases = [(row, dataset) for row in grid.rows for dataset in (row.datasets or grid.datasets)]
     records = []
@@ -151,7 +150,7 @@ def _run_audits(grid: AuditGrid, on_done: Callable | None) -> list[AuditRecord]:
         reports = run_audit(row.method, load(dataset), epsilon=row.epsilon, canaries=row.canaries, seed=grid.seed,
                             epochs=row.epochs, ratio=row.ratio, private=row.private, attack=row.attack,
                             noise_scale=row.noise_scale,
-                            settings={**preset_settings(row.method, row.preset, dataset), **row.settings})
+                            settings=row.settings_for(dataset))
         records += [AuditRecord(row.label, dataset, r) for r in reports]
         if on_done is not None:
             on_done(row, "ok", done, len(cases))
