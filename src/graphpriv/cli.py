@@ -385,7 +385,9 @@ def reproduce(
                                                                                          total=total))
     console.print(out.read_text(), highlight=False, soft_wrap=True, markup=False)
     if from_results:
-        console.print(f"rendered from {docs / 'results' / (out.stem + '.csv')} ({counts['total']} records); "
+        from graphpriv.experiments.results import results_file
+
+        console.print(f"rendered from {results_file(docs, grid.name)} ({counts['total']} records); "
                       f"written to {out}", highlight=False, soft_wrap=True)
         return
     failed_before = counts.get("failed_before", 0)

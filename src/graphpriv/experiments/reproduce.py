@@ -31,7 +31,7 @@ import numpy as np
 from graphpriv.errors import ConfigError
 from graphpriv.experiments.grid import AuditGrid, ProximityGrid, RunsGrid, load_grid
 from graphpriv.experiments.registry import method_spec
-from graphpriv.experiments.results import read_results, write_results
+from graphpriv.experiments.results import read_results, results_file, write_results
 from graphpriv.experiments.store import DEFAULT_STORE, ResultStore
 from graphpriv.experiments.sweep import SweepRun, make_run, run_runs
 from graphpriv.experiments.tables import (
@@ -192,7 +192,7 @@ def render_results(table: str | Grid, docs: Path = Path("docs")) -> str:
         ConfigError: an unknown table, or a missing or mismatched results file.
     """
     grid = resolve(table)
-    records, meta = read_results(docs / "results" / f"{grid.name}.csv", grid)
+    records, meta = read_results(results_file(docs, grid.name), grid)
     return _render(grid, records, meta)
 
 
@@ -231,7 +231,7 @@ def reproduce(table: str | Grid, *, seeds: int | None = None, quick: bool = Fals
     if from_results and (quick or not run):
         raise ConfigError("--from-results renders the committed results file; it takes neither --quick nor "
                           "--from-store")
-    results_path = docs / "results" / f"{grid.name}.csv"
+    results_path = results_file(docs, grid.name)
     counts: dict[str, int]
     if from_results:
         records, meta = read_results(results_path, grid)

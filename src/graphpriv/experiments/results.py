@@ -20,14 +20,17 @@ from graphpriv.errors import ConfigError
 from graphpriv.experiments.grid import AuditGrid, ProximityGrid, RunsGrid
 from graphpriv.experiments.tables import AuditRecord, ProximityRecord, RunRecord, table_metrics
 
-__all__ = ["RESULTS_DIR", "read_results", "write_results"]
-
-#: Where the results files live, relative to the repository root (``<docs>/results``).
-RESULTS_DIR = Path("docs") / "results"
+__all__ = ["read_results", "results_file", "write_results"]
 
 _RUN_FIELDS = ("epsilon", "delta", "accounting", "accountant", "noise_multiplier", "seconds")
 _AUDIT_FIELDS = tuple(f for f in AuditReport.model_fields)
 _PROXIMITY_FIELDS = ("dataset", "visible", "pair_type", "seed", "mean_distance", "disconnected_ratio")
+
+
+def results_file(docs: Path, name: str) -> Path:
+    """Where table ``name``'s results file lives under the docs folder ``docs``:
+    ``<docs>/results/<name>.csv``."""
+    return Path(docs) / "results" / f"{name}.csv"
 
 
 def _cell(value) -> str:
