@@ -161,6 +161,18 @@ def describe_event(event: dp_event.DpEvent) -> str:
 ACCOUNTANTS = {"rdp": "rdp", "pld": "pld", "basic": "basic", "phases": "rdp + (eps, delta) composition"}
 
 
+def unit_sampled(epsilon: float, inner_delta: float, rate: float,
+                 accounting: Accounting = Accounting.RIGOROUS) -> tuple[float, float]:
+    """(epsilon, delta) of a run whose units were Poisson-sampled at ``rate`` q before an
+    (``epsilon``, ``inner_delta``)-DP mechanism ran on the sample: amplification by subsampling
+    (ln(1 + q (e^eps - 1)), q delta) under ``rigorous`` accounting (Balle, Barthe & Gaboardi,
+    "Privacy amplification by subsampling", NeurIPS 2018, Thm. 9), or the linear (q eps, q delta)
+    under ``paper`` accounting (the DPAR paper's analysis, Sec. 3.2: not a bound)."""
+    if Accounting(accounting) is Accounting.PAPER:
+        return rate * epsilon, rate * inner_delta
+    return amplified_by_subsampling(epsilon, inner_delta, rate)
+
+
 class Ledger:
     """Budget ledger of one run: records every event by phase, answers epsilon questions, and
     alone builds the run's :class:`PrivacyReport`.
@@ -304,9 +316,7 @@ class Ledger:
         inner = self._inner_delta(delta)
         share = self._phase_delta(delta)
         epsilon = sum(self._epsilon_of(entries, share) for entries in self._phases.values())
-        if self.accounting is Accounting.PAPER:
-            return self.unit_sampling_rate * epsilon, self.unit_sampling_rate * inner
-        return amplified_by_subsampling(epsilon, inner, self.unit_sampling_rate)
+        return unit_sampled(epsilon, inner, self.unit_sampling_rate, self.accounting)
 
     def epsilon(self, delta: float | None = None, *, phase: str | None = None) -> float:
         """Epsilon spent so far at ``delta`` (default: the run's): the run's total, or one phase's

@@ -47,10 +47,9 @@ from dp_accounting import dp_event
 from scipy.optimize import brentq
 
 from graphpriv.errors import PrivacyError
-from graphpriv.privacy.accountant import GraphRdpAccountant, Ledger, check_delta, check_epsilon
+from graphpriv.privacy.accountant import GraphRdpAccountant, Ledger, check_delta, check_epsilon, unit_sampled
 from graphpriv.privacy.analysis.row_composition import paper_row_epsilon, paper_rows_epsilon
 from graphpriv.privacy.analysis.top_k import (
-    amplified_by_subsampling,
     compose_approx_dp,
     one_shot_top_k_epsilon,
 )
@@ -131,10 +130,9 @@ def inner_budget(epsilon: float, delta: float, *, node_rate: float, appr_share: 
 def outer_epsilon(inner_epsilon: float, inner_delta: float, *, node_rate: float,
                   accounting: Accounting = Accounting.RIGOROUS) -> tuple[float, float]:
     """(epsilon, delta) of the whole run from the composed phases: amplification by the q' node
-    sampling (``rigorous``) or the paper's linear q' scaling (``paper``)."""
-    if accounting == "paper":
-        return node_rate * inner_epsilon, node_rate * inner_delta
-    return amplified_by_subsampling(inner_epsilon, inner_delta, node_rate)
+    sampling (``rigorous``) or the paper's linear q' scaling (``paper``); the Ledger's
+    :func:`~graphpriv.privacy.accountant.unit_sampled`."""
+    return unit_sampled(inner_epsilon, inner_delta, node_rate, accounting)
 
 
 def em_rows_epsilon(round_epsilon: float, *, k: int, rows: int, row_delta: float, values: bool,
