@@ -7,7 +7,7 @@ SHARED_DATA := $(abspath ../shared/datasets)
 ifneq ($(wildcard $(SHARED_DATA)),)
 export GRAPHPRIV_DATA ?= $(SHARED_DATA)
 endif
-export NUMBA_CACHE_DIR ?= $(abspath .numba-cache)
+# numba's kernel cache: graphpriv sets NUMBA_CACHE_DIR (unless set) to ~/.cache/graphpriv/numba (linkpred/_numba_cache.py)
 
 .PHONY: setup demo test reproduce bench clean
 
@@ -67,6 +67,7 @@ bench: setup
 	$(BIN)/python benchmarks/bench_dplp_rank.py --dataset facebook --base aa
 	$(BIN)/python benchmarks/bench_privdpr_scale.py --nodes 410236 --edges 3356824 --batch-nodes 1024
 	$(BIN)/python benchmarks/bench_spectral_norm.py
+	$(BIN)/python benchmarks/bench_startup.py --repeats 5
 
 clean:
 	rm -rf $(VENV) .numba-cache .pytest_cache runs

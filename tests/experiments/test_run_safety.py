@@ -66,10 +66,50 @@ def test_bad_run_input_is_one_line_before_any_work(tmp_path, no_loading, monkeyp
 
 
 def test_epsilon_for_a_non_private_run_is_refused(no_loading):
-    for method, extra in (("mlp", []), ("seal", []), ("dplp-ps", ["--set", "private=false"])):
-        out = runner.invoke(app, ["run", method, "-d", "usair", "--epsilon", "4", "--no-store", *extra])
-        assert out.exit_code == 2, out.output
-        assert "without privacy" in _one_error_line(out.output)
+    out = runner.invoke(app, ["run", "dplp-ps", "-d", "usair", "--epsilon", "4", "--no-store", "--set", "private=false"])
+    assert out.exit_code == 2, out.output
+    assert "without privacy" in _one_error_line(out.output)
+
+
+@pytest.mark.parametrize(("method", "twin"), [("mlp", "dp-mlp"), ("seal", "dplp-ns"), ("cn", "dplp-ps"),
+                                              ("dpr", "privdpr"), ("dpar-nodp", "dpar-gm"),
+                                              ("rank-nonprivate", "dplp-rank"), ("ppgsl", "edgerand")])
+def test_epsilon_for_a_non_private_method_names_its_private_twin(no_loading, method, twin):
+    out = runner.invoke(app, ["run", method, "-d", "usair", "--epsilon", "4", "--no-store"])
+    assert out.exit_code == 2, out.output
+    line = _one_error_line(out.output)
+    assert f"{method} is not differentially private" in line and f"graphpriv run {twin} --epsilon 4" in line, line
+
+
+def test_every_non_private_method_has_a_private_twin_and_every_twin_is_private():
+    from graphpriv.experiments.registry import METHODS, is_private, make_config
+
+    for method, spec in METHODS.items():
+        private = is_private(method, make_config(method, {}))
+        assert private == (spec.private_twin is None), method
+        if spec.private_twin is not None:
+            assert is_private(spec.private_twin, make_config(spec.private_twin, {})), method
+
+
+def test_dplp_rank_epsilon_is_a_lists_budget():
+    config = make_config("dplp-rank", {"epsilon": 4.0, "top_k": 20})
+    assert config.epsilon_p == 0.2 and config.epsilon == 4.0
+    assert make_config("dplp-rank", {"epsilon": 3.0}).epsilon_p == pytest.approx(3.0 / 30)
+    assert make_config("dplp-rank", {"epsilon": 3.0, "epsilon_p": 0.1}).epsilon_p == pytest.approx(0.1)
+    assert make_config("dplp-rank", {}).epsilon is None and make_config("dplp-rank", {}).epsilon_p == 0.1
+    with pytest.raises(ConfigError, match="disagree for top_k=30"):
+        make_config("rank-exponential", {"epsilon": 4.0, "epsilon_p": 0.1})
+
+
+def test_dplp_rank_report_states_the_mapping():
+    from graphpriv.experiments.runner import run_method
+    from graphpriv.testing.graphs import labelled_sbm
+
+    result = run_method("rank-exponential", labelled_sbm(120, 3, p_in=0.2, seed=2), overrides={"epsilon": 3.0,
+                                                                                                 "top_k": 10})
+    report = result.privacy
+    assert report.target_epsilon == pytest.approx(3.0) and report.epsilon == pytest.approx(3.0)
+    assert any("epsilon_p = epsilon / K = 0.3 per draw" in note for note in report.notes), report.notes
 
 
 def test_pydantic_errors_are_one_line_per_field_without_url():

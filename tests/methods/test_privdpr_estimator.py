@@ -45,9 +45,12 @@ def test_fit_and_generate_give_an_undirected_graph_of_the_requested_size(fitted,
     assert fitted.info_["iterations"] == 5 and fitted.privacy_report_.unit == "node"
     _undirected(fitted.generate(num_edges=25), 40, 25)
     assert fitted.released_.num_edges == 25 and fitted.generation_info_["target_edges"] == 25
-    default = fitted.generate()  # edge_count = "model": the model's own count
-    assert fitted.generation_info_["target_edges"] == fitted.generation_info_["model_edges"]
-    _undirected(default, 40, fitted.released_.num_edges)
+    default = fitted.generate()  # edge_count = "input" (the default): the fitted graph's |E|
+    assert fitted.generation_info_["target_edges"] == fitted.input_edges_ == undirected_pairs(graph.edge_index).shape[1]
+    _undirected(default, 40, fitted.input_edges_)
+    model = PrivDPR(random_state=3, epsilon=2.0, edge_count="model", **FAST).fit(graph)
+    model.generate()  # edge_count = "model": the model's own count
+    assert model.generation_info_["target_edges"] == model.generation_info_["model_edges"]
     assert torch.equal(fitted.generate(seed=7).edge_index, fitted.generate(seed=7).edge_index)
     assert not fitted.generate(seed=7, num_edges=60).edge_index.equal(fitted.generate(seed=8, num_edges=60).edge_index)
 

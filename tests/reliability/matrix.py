@@ -222,7 +222,7 @@ cli("cli-run-allow-large-delta-keeps-it", C,
 
 run_err("accounting-junk", ["dplp-ps", "-d", REG, "--accounting", "foo", "--no-store"], ["accounting"])
 run_err("accounting-for-cn", ["cn", "-d", REG, "--accounting", "paper", "--no-store"], ["accounting"])
-for _m in ("mlp", "seal", "cn", "dpr", "dpar-nodp"):
+for _m in ("mlp", "seal", "cn", "dpr", "dpar-nodp", "ppgsl", "rank-nonprivate"):
     run_err(f"epsilon-for-{_m}", [_m, "-d", REG, "--epsilon", "2", "--no-store"], ["epsilon"])
 run_err("epsilon-with-private-false", ["dplp-ps", "-d", REG, "--epsilon", "2", "--set", "private=false",
                                        "--no-store"], ["epsilon"])

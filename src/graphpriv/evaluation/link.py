@@ -16,17 +16,22 @@ which also seeds the split (shared by every method for a seed).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import torch
 from torch_geometric.data import Data
 
 from graphpriv.data.splits import LinkSplit, link_split
 from graphpriv.data.validation import check_data, check_seed
+from graphpriv.evaluation.baselines import chance_link_prediction, common_neighbours
 from graphpriv.methods.base import Progress, Result, Timer, no_progress
-from graphpriv.methods.dplp_subgraph import DPLPConfig, DPLPLinkPredictor, SEALLinkPredictor
 from graphpriv.methods.estimator import Estimator
 from graphpriv.methods.heuristic import CommonNeighbours, CommonNeighboursConfig
-from graphpriv.methods.lapgraph_sgnn import LapGraphConfig, LapGraphLinkPredictor
+
+if TYPE_CHECKING:  # imported by the run functions that fit them: common neighbours needs neither
+    from graphpriv.methods.dplp_subgraph import DPLPConfig, DPLPLinkPredictor
+    from graphpriv.methods.lapgraph_sgnn import LapGraphConfig
 
 __all__ = ["evaluate_link_predictor", "run_cn", "run_dplp", "run_lapgraph_sgnn", "run_seal", "training_graph"]
 
@@ -66,7 +71,8 @@ def evaluate_link_predictor(estimator: Estimator, data: Data, *, method: str, va
 
     Returns:
         :class:`Result` with ``metrics`` ``test_auc`` and ``val_auc`` (when there are validation
-        pairs), the estimator's ``privacy_report_``, its ``info_`` (a copy), the timings of the
+        pairs), the baseline (common neighbours on the same split; chance for common neighbours
+        itself), the estimator's ``privacy_report_``, its ``info_`` (a copy), the timings of the
         split, of ``fit``'s phases and of the evaluation, and ``config``: the estimator's
         hyperparameters (JSON values).
 
@@ -79,8 +85,9 @@ def evaluate_link_predictor(estimator: Estimator, data: Data, *, method: str, va
     with timer.phase("split"):
         split = link_split(data, val_ratio=val_ratio, test_ratio=test_ratio, seed=seed)
     val = (split.val_pos, split.val_neg) if split.val_pos.shape[1] else (None, None)
+    train = training_graph(data, split)
     with timer.phase("fit"):
-        estimator.fit(training_graph(data, split), *val, progress=progress)
+        estimator.fit(train, *val, progress=progress)
     fitted = vars(estimator)
     if fitted.get("timings_"):  # the estimator's own phases replace the whole "fit"
         del timer.timings["fit"]
@@ -89,9 +96,12 @@ def evaluate_link_predictor(estimator: Estimator, data: Data, *, method: str, va
         metrics = {"test_auc": estimator.score(split.test_pos, split.test_neg)}
         if val[0] is not None:
             metrics["val_auc"] = estimator.score(*val)
+    with timer.phase("baseline"):
+        baseline = (chance_link_prediction() if isinstance(estimator, CommonNeighbours)
+                    else common_neighbours(train, split, private=estimator.privacy_report_ is not None))
     return Result(method=method, dataset=str(data.name), seed=seed, config=estimator.config.model_dump(mode="json"),
                   metrics=metrics, privacy=estimator.privacy_report_, timings=timer.finish(),
-                  info=dict(fitted.get("info_") or {})).with_estimator(estimator)
+                  info=dict(fitted.get("info_") or {}), baselines=[baseline]).with_estimator(estimator)
 
 
 def _run_subgraph(cls: type[DPLPLinkPredictor], config: DPLPConfig, data: Data, *, seed: int, method: str,
@@ -126,6 +136,8 @@ def run_dplp(config: DPLPConfig, data: Data, *, seed: int, method: str = "dplp-p
             training set. BudgetExceededError: epsilon too small for the number of steps.
             SensitivityError: an empirical dependency above the bound.
     """
+    from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor
+
     return _run_subgraph(DPLPLinkPredictor, config, data, seed=seed, method=method, progress=progress)
 
 
@@ -133,6 +145,8 @@ def run_seal(config: DPLPConfig, data: Data, *, seed: int, method: str = "seal",
              progress: Progress = no_progress) -> Result:
     """Fit and test :class:`~graphpriv.methods.dplp_subgraph.SEALLinkPredictor` (no DP) by the
     link protocol; as :func:`run_dplp`, with ``privacy`` ``None``."""
+    from graphpriv.methods.dplp_subgraph import SEALLinkPredictor
+
     return _run_subgraph(SEALLinkPredictor, config, data, seed=seed, method=method, progress=progress)
 
 
@@ -149,6 +163,8 @@ def run_lapgraph_sgnn(config: LapGraphConfig, data: Data, *, seed: int, method: 
     Raises:
         DatasetError: malformed ``data``. ConfigError: a bad seed, batch larger than the training set.
     """
+    from graphpriv.methods.lapgraph_sgnn import LapGraphLinkPredictor
+
     data = check_data(data, method=method)
     estimator = LapGraphLinkPredictor(random_state=check_seed(seed), **config.model_dump())
     return evaluate_link_predictor(estimator, data, method=method, val_ratio=config.val_ratio,

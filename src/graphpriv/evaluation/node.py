@@ -27,16 +27,16 @@ from torch_geometric.data import Data
 from graphpriv.data.splits import node_split
 from graphpriv.data.validation import check_data, check_seed
 from graphpriv.errors import ConfigError
-from graphpriv.methods.base import Progress, Result, Timer, no_progress
+from graphpriv.evaluation.baselines import majority_class
+from graphpriv.methods.base import Baseline, Progress, Result, Timer, no_progress
 from graphpriv.methods.dpar import DPARClassifier, DPARConfig
 from graphpriv.methods.mlp import MLPClassifier, MLPConfig
 from graphpriv.methods.node_classifier import NodeClassifier
+from graphpriv.methods.variants import DPAR_APPR
 
 __all__ = ["DPAR_APPR", "MLP_PRIVATE", "NodeSides", "accuracy", "fit_and_score", "inductive_sides", "run_dpar",
            "run_mlp"]
 
-#: DPAR's method ids -> the ``appr`` of :class:`~graphpriv.methods.dpar.DPARClassifier`.
-DPAR_APPR: dict[str, str] = {"dpar-em0": "em0", "dpar-em1": "em1", "dpar-gm": "gm", "dpar-nodp": "exact"}
 #: The feature baseline's method ids -> whether the fit is private.
 MLP_PRIVATE: dict[str, bool] = {"dp-mlp": True, "mlp": False}
 
@@ -112,9 +112,10 @@ def accuracy(estimator: NodeClassifier, test: Data) -> float:
 
 
 def fit_and_score(estimator: NodeClassifier, data: Data, *, test_ratio: float, seed: int, timer: Timer,
-                  progress: Progress = no_progress) -> float:
+                  progress: Progress = no_progress) -> tuple[float, Baseline]:
     """The protocol on one estimator: split ``data`` (phase ``split``), ``fit`` on the training
-    side (the estimator's phases added to ``timer``), test accuracy (phase ``inference``).
+    side (the estimator's phases added to ``timer``), test accuracy (phase ``inference``) beside
+    the majority class's on the same sides.
 
     Args:
         estimator: an unfitted node classifier (fitted in place). data: a checked graph with
@@ -122,7 +123,8 @@ def fit_and_score(estimator: NodeClassifier, data: Data, *, test_ratio: float, s
             the phases. progress: passed to ``fit``.
 
     Returns:
-        The test accuracy.
+        ``(accuracy, baseline)``: the test accuracy and the majority class's
+        (:func:`~graphpriv.evaluation.baselines.majority_class` of the training side's labels).
 
     Raises:
         What :func:`inductive_sides` and the estimator's ``fit`` raise.
@@ -132,7 +134,7 @@ def fit_and_score(estimator: NodeClassifier, data: Data, *, test_ratio: float, s
     estimator.fit(sides.train, num_classes=sides.num_classes, progress=progress)
     timer.merge(estimator.timings_)
     with timer.phase("inference"):
-        return accuracy(estimator, sides.test)
+        return accuracy(estimator, sides.test), majority_class(sides.train.y, sides.test.y)
 
 
 def run_dpar(config: DPARConfig, data: Data, *, seed: int, method: str = "dpar-gm",
@@ -167,11 +169,12 @@ def run_dpar(config: DPARConfig, data: Data, *, seed: int, method: str = "dpar-g
                           "run dpar-em0, dpar-em1 or dpar-gm")
     estimator = DPARClassifier(appr=appr, random_state=seed, **config.model_dump())
     timer = Timer()
-    score = fit_and_score(estimator, data, test_ratio=config.test_ratio, seed=seed, timer=timer, progress=progress)
+    score, baseline = fit_and_score(estimator, data, test_ratio=config.test_ratio, seed=seed, timer=timer,
+                                    progress=progress)
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics={"accuracy": score, **estimator.epsilons_},
-                  privacy=estimator.privacy_report_, timings=timer.finish(),
-                  info=dict(estimator.info_)).with_estimator(estimator)
+                  privacy=estimator.privacy_report_, timings=timer.finish(), info=dict(estimator.info_),
+                  baselines=[baseline]).with_estimator(estimator)
 
 
 def run_mlp(config: MLPConfig, data: Data, *, seed: int, method: str = "dp-mlp",
@@ -200,8 +203,9 @@ def run_mlp(config: MLPConfig, data: Data, *, seed: int, method: str = "dp-mlp",
         raise ConfigError(f"{method} trains without differential privacy: drop private=true, or run dp-mlp")
     estimator = MLPClassifier(random_state=seed, **config.model_dump())
     timer = Timer()
-    score = fit_and_score(estimator, data, test_ratio=config.test_ratio, seed=seed, timer=timer, progress=progress)
+    score, baseline = fit_and_score(estimator, data, test_ratio=config.test_ratio, seed=seed, timer=timer,
+                                    progress=progress)
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics={"accuracy": score},
-                  privacy=estimator.privacy_report_, timings=timer.finish(),
-                  info=dict(estimator.info_)).with_estimator(estimator)
+                  privacy=estimator.privacy_report_, timings=timer.finish(), info=dict(estimator.info_),
+                  baselines=[baseline]).with_estimator(estimator)

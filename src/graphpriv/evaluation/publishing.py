@@ -24,6 +24,7 @@ from torch_geometric.data import Data
 
 from graphpriv.attacks.protocol import SensitiveLinkProtocol
 from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
+from graphpriv.evaluation.baselines import input_graph_release
 from graphpriv.methods.base import Progress, Result, Timer, no_progress
 from graphpriv.methods.ppgsl import PPGSL, PPGSLConfig
 from graphpriv.methods.publishing import (
@@ -94,8 +95,9 @@ def evaluate_release(config: PublishConfig, protocol: SensitiveLinkProtocol, est
 
     Returns:
         :class:`~graphpriv.methods.base.Result`: metrics ``attack_auc_<id>``, ``lp_auc``,
-        ``nc_f1``, ``published_edges``; ``privacy`` = the estimator's report (None for an
-        empirical method); info ``input_edges``, ``published_edges``, ``kept_input_edges``,
+        ``nc_f1``, ``published_edges``; the baselines: the same attacks and utility on the input
+        graph released unchanged (:func:`~graphpriv.evaluation.baselines.input_graph_release`,
+        phase ``baseline``); ``privacy`` = the estimator's report (None for an empirical method); info ``input_edges``, ``published_edges``, ``kept_input_edges``,
         ``sensitive_published``, ``test_published``, ``attack_seconds``; the release attached
         (:meth:`~graphpriv.methods.base.Result.with_release`).
     """
@@ -104,14 +106,16 @@ def evaluate_release(config: PublishConfig, protocol: SensitiveLinkProtocol, est
     with timer.phase("evaluation"):
         attacks = [] if config.attacks.strip() == "none" else config.attacks
         report = protocol.evaluate(graph, attacks=attacks, utility=config.utility)
+    with timer.phase("baseline"):  # the same attacks and utility on the input graph, released unchanged
+        unchanged = protocol.evaluate(protocol.input_graph, attacks=attacks, utility=config.utility)
     kept = int(protocol.input_graph.contains(graph.pairs).sum())
     info.update(input_edges=report.input_edges, published_edges=report.published_edges,
                 kept_input_edges=kept, sensitive_published=report.sensitive_published,
                 test_published=report.test_published, attack_seconds=report.attack_seconds)
     return Result(method=method, dataset=str(protocol.data.name), seed=seed,
                   config=config.model_dump(mode="json"), metrics=report.metrics(),
-                  privacy=estimator.privacy_report_, timings=timer.finish(),
-                  info=info).with_release(graph).with_estimator(estimator)
+                  privacy=estimator.privacy_report_, timings=timer.finish(), info=info,
+                  baselines=input_graph_release(unchanged.metrics())).with_release(graph).with_estimator(estimator)
 
 
 def _run(estimator_cls: type[GraphPublisher], config: PublishConfig, data: Data, *, seed: int, method: str,

@@ -24,19 +24,14 @@ from torch_geometric.data import Data
 
 from graphpriv.data.validation import check_data, check_seed
 from graphpriv.errors import ConfigError
+from graphpriv.evaluation.baselines import ranking_chance
 from graphpriv.methods.base import Progress, Result, Timer, no_progress
 from graphpriv.methods.dplp_rank import DPLPRanker, RankConfig
+from graphpriv.methods.variants import RANK_VARIANTS
 from graphpriv.ranking.metrics import auc_at_k, precision_at_k, ranking_auc
 from graphpriv.ranking.protocol import RankingSplit, ranking_split
 
 __all__ = ["RANK_VARIANTS", "ranking_metrics", "run_rank"]
-
-#: The ranking method ids -> ``(transform, noise)`` of :class:`~graphpriv.methods.dplp_rank.DPLPRanker`.
-RANK_VARIANTS: dict[str, tuple[str, str]] = {
-    "dplp-rank": ("umnn", "gumbel"), "dplp-rank-lin": ("power", "gumbel"), "rank-exponential": ("none", "gumbel"),
-    "rank-laplace": ("none", "laplace"), "rank-staircase": ("none", "staircase"), "rank-nonprivate": ("none", "none"),
-}
-
 
 def ranking_metrics(split: RankingSplit, order: np.ndarray, noisy: np.ndarray, top_k: int) -> dict[str, float]:
     """Mean AUC@K, precision@K and AUC over the split's queries.
@@ -79,6 +74,7 @@ def run_rank(config: RankConfig, data: Data, *, seed: int, method: str = "dplp-r
     Returns:
         :class:`~graphpriv.methods.base.Result` with metrics ``auc_at_k`` (the paper's AUC@K),
         ``precision_at_k``, ``auc`` (plain AUC of the whole noisy ranking, a diagnostic), the
+        chance levels of AUC@K and precision@K on the same queries as baselines, the
         privacy report (K eps_p per query list; None for ``rank-nonprivate``) and info (queries,
         candidates, protected edges; DPLP: losses, f(0), f(1), noise scales); the fitted ranker is
         attached (``result.estimator``; its ledger holds this run's lists).
@@ -105,4 +101,5 @@ def run_rank(config: RankConfig, data: Data, *, seed: int, method: str = "dplp-r
         metrics = ranking_metrics(split, order, noisy, config.top_k)
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics=metrics, privacy=ranker.privacy_report_,
-                  timings=timer.finish(), info=dict(ranker.info_)).with_estimator(ranker)
+                  timings=timer.finish(), info=dict(ranker.info_),
+                  baselines=ranking_chance(split.test_ptr, split.test_labels, config.top_k)).with_estimator(ranker)

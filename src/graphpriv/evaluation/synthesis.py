@@ -34,13 +34,14 @@ from graphpriv.data.graph import to_csr
 from graphpriv.data.release import PublishedGraph
 from graphpriv.data.splits import LinkSplit, link_split
 from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
+from graphpriv.evaluation.baselines import chance_link_prediction
 from graphpriv.evaluation.link import training_graph
-from graphpriv.methods.base import Progress, Result, Timer, no_progress
+from graphpriv.methods.base import Baseline, Progress, Result, Timer, no_progress
 from graphpriv.methods.privdpr import PrivDPR, PrivDPRConfig
 from graphpriv.metrics.graph_stats import graph_stats, structural_errors
 from graphpriv.nn.gae import gae_embeddings
 
-__all__ = ["attack_synthetic", "evaluate_synthetic", "run_privdpr"]
+__all__ = ["attack_synthetic", "evaluate_synthetic", "graph_utility", "run_privdpr"]
 
 
 def run_privdpr(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "privdpr",
@@ -60,7 +61,9 @@ def run_privdpr(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "
         ``err_lcc`` and ``ks``; with ``attacks``, ``attack_auc_<id>`` for each attack (training
         edges against non-edges, inferred from the synthetic graph); the diagnostics
         ``gradient_norm`` (mean norm of a step's true summed V-gradient) and ``signal_to_noise``
-        (that over the noise's expected norm, private runs); the node-level privacy report (None
+        (that over the noise's expected norm, private runs); the baselines: chance for ``lp_auc``
+        and, with ``evaluate``, the input (training) graph's own ``lp_auc`` and ``nc_f1`` as the
+        ceiling (phase ``baseline``); the node-level privacy report (None
         for ``dpr``); info: the estimator's training facts and the generation's edge counts
         (``target_edges``, ``model_edges``, ``synthetic_edges``); the synthetic graph as the
         release (``graphpriv run privdpr ... --out FILE`` writes it) and the fitted
@@ -92,15 +95,21 @@ def run_privdpr(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "
     metrics: dict[str, float] = {"gradient_norm": float(info["gradient_norm_mean"])}
     if info.get("noise_norm"):
         metrics["signal_to_noise"] = metrics["gradient_norm"] / float(info["noise_norm"])
+    baselines = [chance_link_prediction("lp_auc")]
     if config.evaluate:
         with timer.phase("evaluation"):
             metrics.update(evaluate_synthetic(release, adj, split, getattr(data, "y", None), seed=seed))
+        with timer.phase("baseline"):  # the input (training) graph's own utility: the ceiling
+            unchanged = PublishedGraph(split.train_edge_index, int(data.num_nodes))
+            ceiling = graph_utility(unchanged, split, getattr(data, "y", None), seed=seed)
+        baselines += [Baseline(name="input graph", metric=name, value=value, better="reference")
+                      for name, value in ceiling.items()]
     if config.attacks.strip() != "none" and release.num_edges:
         with timer.phase("attacks"):
             metrics.update(attack_synthetic(config.attacks, release, split, seed=seed))
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics=metrics, privacy=estimator.privacy_report_,
-                  timings=timer.finish(), info=info).with_release(release).with_estimator(estimator)
+                  timings=timer.finish(), info=info, baselines=baselines).with_release(release).with_estimator(estimator)
 
 
 def evaluate_synthetic(release: PublishedGraph, adj: sp.csr_matrix, split: LinkSplit, labels=None, *,
@@ -124,12 +133,29 @@ def evaluate_synthetic(release: PublishedGraph, adj: sp.csr_matrix, split: LinkS
         return metrics
     errors = structural_errors(graph_stats(adj), synthetic, original_adj=adj)
     metrics.update({("ks" if k == "ks" else f"err_{k}"): float(v) for k, v in errors.items()})
-    edge_index = torch.from_numpy(np.concatenate([release.pairs, release.pairs[::-1]], axis=1))
-    z = gae_embeddings(edge_index, release.num_nodes, None, seed=seed).numpy().astype(np.float64)
+    metrics.update(graph_utility(release, split, labels, seed=seed))
+    return metrics
+
+
+def graph_utility(graph: PublishedGraph, split: LinkSplit, labels=None, *, seed: int) -> dict[str, float]:
+    """Link-prediction AUC and (labels) node-classification micro-F1 of a graph's GAE embeddings.
+
+    Args:
+        graph: the graph judged (a synthetic release, or the input graph for its ceiling; N nodes,
+            at least one edge). split: the run's split (``test_pos`` / ``test_neg``, ``[2, P]``).
+        labels: ``[N]`` integer class ids (-1: unlabelled) or None (no NC F1). seed: the GAE's and
+            the 90/10 node split's seed.
+
+    Returns:
+        ``lp_auc``: ROC-AUC of the GAE's inner products on the held-out pairs; with labels,
+        ``nc_f1``: micro-F1 of a logistic regression on the embeddings (90/10 labelled nodes).
+    """
+    edge_index = torch.from_numpy(np.concatenate([graph.pairs, graph.pairs[::-1]], axis=1))
+    z = gae_embeddings(edge_index, graph.num_nodes, None, seed=seed).numpy().astype(np.float64)
     pairs = np.concatenate([split.test_pos, split.test_neg], axis=1)
     scores = np.einsum("pd,pd->p", z[pairs[0]], z[pairs[1]])
     truth = np.r_[np.ones(split.test_pos.shape[1]), np.zeros(split.test_neg.shape[1])]
-    metrics["lp_auc"] = float(roc_auc_score(truth, scores))
+    metrics = {"lp_auc": float(roc_auc_score(truth, scores))}
     if labels is not None:
         y = np.asarray(labels)
         known = np.flatnonzero(y >= 0)

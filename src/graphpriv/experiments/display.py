@@ -14,7 +14,12 @@ def result_table(result: Result) -> Table:
     table.add_column("quantity", style="bold")
     table.add_column("value", justify="right")
     for name, value in result.metrics.items():
-        table.add_row(name.replace("_", " "), f"{100 * value:.2f} %" if "auc" in name else f"{value:.4g}")
+        table.add_row(name.replace("_", " "), _metric(name, value))
+    for baseline in result.baselines:
+        verdict = {True: "beaten", False: "[bold red]not beaten[/bold red]", None: "reference"}[
+            baseline.beaten_by(result.metrics.get(baseline.metric, float("nan")))]
+        table.add_row(f"baseline: {baseline.name} ({baseline.metric.replace('_', ' ')})",
+                      f"{_metric(baseline.metric, baseline.value)} ({verdict})")
     p = result.privacy
     if p is None:
         table.add_row("privacy", "none (non-private baseline)")
@@ -40,8 +45,18 @@ def result_table(result: Result) -> Table:
     return table
 
 
+def _metric(name: str, value: float) -> str:
+    """An AUC, accuracy or F1 as a percentage, anything else to four digits."""
+    percent = "auc" in name or name in ("accuracy", "nc_f1", "precision_at_k")
+    return f"{100 * value:.2f} %" if percent else f"{value:.4g}"
+
+
 def print_result(result: Result, console: Console | None = None) -> None:
-    """Print :func:`result_table` and the one-line privacy statement."""
+    """Print :func:`result_table`, the one-line privacy statement and a warning for each trivial
+    baseline the run does not beat (:meth:`Result.baseline_warnings`)."""
     console = console or Console()
     console.print(result_table(result))
     console.print(f"[bold]guarantee:[/bold] {result.privacy_statement}")
+    for warning in result.baseline_warnings():
+        console.print(f"[bold yellow]warning:[/bold yellow] no better than a trivial baseline: {warning}",
+                      highlight=False)

@@ -1,115 +1,184 @@
-"""Method ids -> (Config class, run function, defaults)."""
+"""Method ids -> (Config class, run function, estimator, defaults), named without importing them.
+
+Each :class:`MethodSpec` names its config class, run function and estimator class by import path
+(``"module:attribute"``); :func:`resolve` imports one on first use (``spec.config_cls``,
+``spec.run``, ``ESTIMATORS[method]``). Importing the registry, listing :data:`METHODS`, reading an
+entry's id, defaults, description, unit or presets, therefore imports no method module (no torch,
+PyG, dp-accounting, Opacus, numba): ``graphpriv run cn`` loads what common neighbours needs and
+nothing of DPAR or DPLP. ``tests/experiments/test_startup.py`` resolves every path (none stale).
+"""
 
 from __future__ import annotations
 
+import functools
+import importlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphpriv.errors import ConfigError, PrivacyError, describe_validation_error
-from graphpriv.evaluation import link
-from graphpriv.evaluation import node as node_protocol
-from graphpriv.evaluation import publishing as publishing_protocol
-from graphpriv.evaluation import ranking as ranking_protocol
-from graphpriv.evaluation import synthesis as synthesis_protocol
-from graphpriv.linkpred.subgraphs import Extractor
-from graphpriv.methods import (
-    dpar,
-    dplp_rank,
-    dplp_subgraph,
-    heuristic,
-    lapgraph_sgnn,
-    mlp,
-    ppgsl,
-    privdpr,
-    publishing,
-)
-from graphpriv.methods.base import MethodConfig, RunFn
-from graphpriv.methods.estimator import Estimator
-from graphpriv.privacy.accountant import MAX_EPSILON
+from graphpriv.methods import variants
+from graphpriv.privacy.limits import MAX_EPSILON
+
+if TYPE_CHECKING:
+    from graphpriv.methods.base import MethodConfig, RunFn
+    from graphpriv.methods.estimator import Estimator
 
 #: Method id -> :class:`~graphpriv.methods.dpar.DPARClassifier`'s ``appr`` (the audits read it here).
-DPAR_APPR = node_protocol.DPAR_APPR
+DPAR_APPR = variants.DPAR_APPR
+_RANK_VARIANTS = variants.RANK_VARIANTS
+
+
+@functools.cache
+def resolve(path: str) -> Any:
+    """The object an import path ``"package.module:attribute"`` names, importing its module on first use.
+
+    Raises:
+        ImportError, AttributeError: a stale path (a bug of the registry, not of the input).
+    """
+    module, _, attribute = path.partition(":")
+    return getattr(importlib.import_module(module), attribute)
 
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """A runnable method: its id, config class, run function and default overrides.
+    """A runnable method: its id, config class, run function, estimator and default overrides.
 
-    ``unit`` is the privacy unit whose count bounds delta (``"edge"``: the input's undirected
-    edges, ``"node"``: its nodes; ``None``: no delta setting); ``publishes`` says whether a run
-    releases a graph (``--out`` writes it); ``pure_dp``: the mechanism is pure epsilon-DP, its
-    ``delta`` only the delta its report is stated at (the delta rule does not apply).
+    The config class, run function and estimator class are named by import path (``config_path``,
+    ``run_path``, ``estimator_path``: ``"module:attribute"``) and imported on first use of
+    :attr:`config_cls`, :attr:`run` or :attr:`estimator`. ``unit`` is the privacy unit whose count
+    bounds delta (``"edge"``: the input's undirected edges, ``"node"``: its nodes; ``None``: no
+    delta setting); ``publishes`` says whether a run releases a graph (``--out`` writes it);
+    ``pure_dp``: the mechanism is pure epsilon-DP, its ``delta`` only the delta its report is stated
+    at (the delta rule does not apply). ``private_twin``: for a method without differential
+    privacy, the registry's private method of the same task (named when ``--epsilon`` is given to it).
     """
 
     id: str
-    config_cls: type[MethodConfig]
-    run: RunFn
+    config_path: str
+    run_path: str
+    estimator_path: str
     defaults: dict[str, Any] = field(default_factory=dict)
     description: str = ""
     unit: str | None = None
     publishes: bool = False
     pure_dp: bool = False
+    private_twin: str | None = None
 
+    @property
+    def config_cls(self) -> type[MethodConfig]:
+        """The method's config class (its module imported on first use)."""
+        return resolve(self.config_path)
+
+    @property
+    def run(self) -> RunFn:
+        """The method's run function, ``run(config, data, *, seed, method, progress) -> Result``."""
+        return resolve(self.run_path)
+
+    @property
+    def estimator(self) -> type[Estimator]:
+        """The estimator class the method's protocol fits (as :data:`ESTIMATORS` maps it)."""
+        return resolve(self.estimator_path)
+
+
+class _Resolved(Mapping):
+    """A read-only mapping of method ids to import paths whose values are the objects they name,
+    each imported on first lookup (:func:`resolve`): ``ESTIMATORS["cn"]`` imports the heuristic
+    only; iterating the keys imports nothing."""
+
+    def __init__(self, paths: dict[str, str]) -> None:
+        self._paths = paths
+
+    def __getitem__(self, key: str) -> Any:
+        return resolve(self._paths[key])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._paths!r})"
+
+
+#: Import paths of the modules the specs name (one place, the entries below stay one line each).
+_LINK, _NODE, _RANK = "graphpriv.evaluation.link", "graphpriv.evaluation.node", "graphpriv.evaluation.ranking"
+_PUBLISH, _SYNTH = "graphpriv.evaluation.publishing", "graphpriv.evaluation.synthesis"
+_DPLP, _LAPG, _HEUR = "graphpriv.methods.dplp_subgraph", "graphpriv.methods.lapgraph_sgnn", "graphpriv.methods.heuristic"
+_DRANK, _PRIVDPR, _DPAR = "graphpriv.methods.dplp_rank", "graphpriv.methods.privdpr", "graphpriv.methods.dpar"
+_MLP, _PPGSL, _PUB = "graphpriv.methods.mlp", "graphpriv.methods.ppgsl", "graphpriv.methods.publishing"
+#: :class:`graphpriv.linkpred.subgraphs.Extractor`'s values (a ``str`` enum; the config validates
+#: the value into the member, so ``config.extractor is Extractor.PATH`` as before).
+_PATH, _NEIGHBOURHOOD = "path", "neighbourhood"
 
 _METHODS = [
-    MethodSpec("dplp-ps", dplp_subgraph.DPLPConfig, link.run_dplp,
-               {"extractor": Extractor.PATH, "private": True},
+    MethodSpec("dplp-ps", f"{_DPLP}:DPLPConfig", f"{_LINK}:run_dplp", f"{_DPLP}:DPLPLinkPredictor",
+               {"extractor": _PATH, "private": True},
                "DPLP with path subgraphs: edge-level DP-SGD on a subgraph GCN (Ran et al.)", unit="edge"),
-    MethodSpec("dplp-ns", dplp_subgraph.DPLPConfig, link.run_dplp,
-               {"extractor": Extractor.NEIGHBOURHOOD, "private": True, "h": 1},
+    MethodSpec("dplp-ns", f"{_DPLP}:DPLPConfig", f"{_LINK}:run_dplp", f"{_DPLP}:DPLPLinkPredictor",
+               {"extractor": _NEIGHBOURHOOD, "private": True, "h": 1},
                "DPLP with h-hop neighbourhood subgraphs (Ran et al.)", unit="edge"),
-    MethodSpec("seal", dplp_subgraph.SEALConfig, link.run_seal,
-               {"extractor": Extractor.NEIGHBOURHOOD, "private": False, "project": False, "h": 1,
+    MethodSpec("seal", f"{_DPLP}:SEALConfig", f"{_LINK}:run_seal", f"{_DPLP}:SEALLinkPredictor",
+               {"extractor": _NEIGHBOURHOOD, "private": False, "project": False, "h": 1,
                 "optimizer": "adam", "lr": 0.001, "dropout": 0.5},
-               "SEAL: the same subgraph GCN on 1-hop enclosing subgraphs, no DP (Zhang & Chen 2018)", unit="edge"),
-    MethodSpec("lapgraph-sgnn", lapgraph_sgnn.LapGraphConfig, link.run_lapgraph_sgnn,
-               {"extractor": Extractor.NEIGHBOURHOOD, "h": 1, "optimizer": "adam", "lr": 0.001},
+               "SEAL: the same subgraph GCN on 1-hop enclosing subgraphs, no DP (Zhang & Chen 2018)", unit="edge",
+               private_twin="dplp-ns"),
+    MethodSpec("lapgraph-sgnn", f"{_LAPG}:LapGraphConfig", f"{_LINK}:run_lapgraph_sgnn",
+               f"{_LAPG}:LapGraphLinkPredictor",
+               {"extractor": _NEIGHBOURHOOD, "h": 1, "optimizer": "adam", "lr": 0.001},
                "LapGraph-perturbed training graph (edge-level DP), then the non-private SGNN", unit="edge", pure_dp=True),
-    MethodSpec("cn", heuristic.CommonNeighboursConfig, link.run_cn, {},
-               "common neighbours on the training graph, no DP (the ceiling of k = 2 path models)"),
-    MethodSpec("dplp-rank", dplp_rank.DPLPRankConfig, ranking_protocol.run_rank, {},
+    MethodSpec("cn", f"{_HEUR}:CommonNeighboursConfig", f"{_LINK}:run_cn", f"{_HEUR}:CommonNeighbours", {},
+               "common neighbours on the training graph, no DP (the ceiling of k = 2 path models)",
+               private_twin="dplp-ps"),
+    MethodSpec("dplp-rank", f"{_DRANK}:DPLPRankConfig", f"{_RANK}:run_rank", f"{_DRANK}:DPLPRanker", {},
                "rank: DPLP, a trained monotone UMNN transform + Gumbel top-K (protected-pair DP; De & Chakrabarti)"),
-    MethodSpec("dplp-rank-lin", dplp_rank.DPLPRankConfig, ranking_protocol.run_rank, {},
+    MethodSpec("dplp-rank-lin", f"{_DRANK}:DPLPRankConfig", f"{_RANK}:run_rank", f"{_DRANK}:DPLPRanker", {},
                "rank: DPLP-Lin, the trained power transform nu_beta + Gumbel top-K (protected-pair DP)"),
-    MethodSpec("rank-exponential", dplp_rank.RankConfig, ranking_protocol.run_rank, {},
+    MethodSpec("rank-exponential", f"{_DRANK}:RankConfig", f"{_RANK}:run_rank", f"{_DRANK}:DPLPRanker", {},
                "rank: exponential mechanism on the raw score, K draws (protected-pair DP)"),
-    MethodSpec("rank-laplace", dplp_rank.RankConfig, ranking_protocol.run_rank, {},
+    MethodSpec("rank-laplace", f"{_DRANK}:RankConfig", f"{_RANK}:run_rank", f"{_DRANK}:DPLPRanker", {},
                "rank: one-shot Laplace noise on the scores, top-K (the paper's baseline and claim)"),
-    MethodSpec("rank-staircase", dplp_rank.RankConfig, ranking_protocol.run_rank, {},
+    MethodSpec("rank-staircase", f"{_DRANK}:RankConfig", f"{_RANK}:run_rank", f"{_DRANK}:DPLPRanker", {},
                "rank: one-shot staircase noise on the scores, top-K (the paper's baseline and claim)"),
-    MethodSpec("rank-nonprivate", dplp_rank.RankConfig, ranking_protocol.run_rank, {},
-               "rank: sort by the base score, no noise (no DP)"),
-    MethodSpec("privdpr", privdpr.PrivDPRConfig, synthesis_protocol.run_privdpr, {},
+    MethodSpec("rank-nonprivate", f"{_DRANK}:RankConfig", f"{_RANK}:run_rank", f"{_DRANK}:DPLPRanker", {},
+               "rank: sort by the base score, no noise (no DP)", private_twin="dplp-rank"),
+    MethodSpec("privdpr", f"{_PRIVDPR}:PrivDPRConfig", f"{_SYNTH}:run_privdpr", f"{_PRIVDPR}:PrivDPR", {},
                "synthesize: PrivDPR, deep PageRank with noise on V's gradient, graph from V V^T (node-level DP)",
                unit="node", publishes=True),
-    MethodSpec("dpr", privdpr.PrivDPRConfig, synthesis_protocol.run_privdpr, {"private": False},
-               "synthesize: DPR, PrivDPR without noise (no DP)", unit="node", publishes=True),
-    MethodSpec("dpar-em0", dpar.DPARConfig, node_protocol.run_dpar, {},
+    MethodSpec("dpr", f"{_PRIVDPR}:PrivDPRConfig", f"{_SYNTH}:run_privdpr", f"{_PRIVDPR}:PrivDPR", {"private": False},
+               "synthesize: DPR, PrivDPR without noise (no DP)", unit="node", publishes=True, private_twin="privdpr"),
+    MethodSpec("dpar-em0", f"{_DPAR}:DPARConfig", f"{_NODE}:run_dpar", f"{_DPAR}:DPARClassifier", {},
                "classify: DPAR, DP-APPR rows by the exponential mechanism (1/K values) + DP-SGD (node-level DP)",
                unit="node"),
-    MethodSpec("dpar-em1", dpar.DPARConfig, node_protocol.run_dpar, {},
+    MethodSpec("dpar-em1", f"{_DPAR}:DPARConfig", f"{_NODE}:run_dpar", f"{_DPAR}:DPARClassifier", {},
                "classify: DPAR, DP-APPR rows by the exponential mechanism with Laplace values + DP-SGD (node-level DP)",
                unit="node"),
-    MethodSpec("dpar-gm", dpar.DPARConfig, node_protocol.run_dpar, {},
+    MethodSpec("dpar-gm", f"{_DPAR}:DPARConfig", f"{_NODE}:run_dpar", f"{_DPAR}:DPARClassifier", {},
                "classify: DPAR, DP-APPR rows by the Gaussian mechanism + DP-SGD (node-level DP)", unit="node"),
-    MethodSpec("dpar-nodp", dpar.DPARConfig, node_protocol.run_dpar, {"private": False, "node_rate": 1.0, "seeds": None},
-               "classify: DPAR's model on exact top-K APPR rows of every training node, no noise (no DP)", unit="node"),
-    MethodSpec("dp-mlp", mlp.MLPConfig, node_protocol.run_mlp, {},
+    MethodSpec("dpar-nodp", f"{_DPAR}:DPARConfig", f"{_NODE}:run_dpar", f"{_DPAR}:DPARClassifier",
+               {"private": False, "node_rate": 1.0, "seeds": None},
+               "classify: DPAR's model on exact top-K APPR rows of every training node, no noise (no DP)", unit="node",
+               private_twin="dpar-gm"),
+    MethodSpec("dp-mlp", f"{_MLP}:MLPConfig", f"{_NODE}:run_mlp", f"{_MLP}:MLPClassifier", {},
                "classify: 2-layer MLP on node features alone, DP-SGD (node-level DP; DPAR's 'Features' baseline)",
                unit="node"),
-    MethodSpec("mlp", mlp.MLPConfig, node_protocol.run_mlp, {"private": False},
-               "classify: 2-layer MLP on node features alone, no DP", unit="node"),
-    MethodSpec("ppgsl", ppgsl.PPGSLConfig, publishing_protocol.run_ppgsl, {},
+    MethodSpec("mlp", f"{_MLP}:MLPConfig", f"{_NODE}:run_mlp", f"{_MLP}:MLPClassifier", {"private": False},
+               "classify: 2-layer MLP on node features alone, no DP", unit="node", private_twin="dp-mlp"),
+    MethodSpec("ppgsl", f"{_PPGSL}:PPGSLConfig", f"{_PUBLISH}:run_ppgsl", f"{_PPGSL}:PPGSL", {},
                "publish: PPGSL, graph structure learned against a surrogate attacker (no DP; Wu et al.)",
-               publishes=True),
-    MethodSpec("random-perturb", publishing.RandomPerturbConfig, publishing_protocol.run_random_perturb, {},
-               "publish: remove a fraction of edges, add as many random ones (no DP; PPGSL baseline)", publishes=True),
-    MethodSpec("dice", publishing.DiceConfig, publishing_protocol.run_dice, {},
-               "publish: delete edges at sensitive nodes, add edges elsewhere (no DP; PPGSL baseline)", publishes=True),
-    MethodSpec("edgerand", publishing.EdgeRandConfig, publishing_protocol.run_edgerand, {},
+               publishes=True, private_twin="edgerand"),
+    MethodSpec("random-perturb", f"{_PUB}:RandomPerturbConfig", f"{_PUBLISH}:run_random_perturb",
+               f"{_PUB}:RandomPerturb", {},
+               "publish: remove a fraction of edges, add as many random ones (no DP; PPGSL baseline)", publishes=True,
+               private_twin="edgerand"),
+    MethodSpec("dice", f"{_PUB}:DiceConfig", f"{_PUBLISH}:run_dice", f"{_PUB}:DICE", {},
+               "publish: delete edges at sensitive nodes, add edges elsewhere (no DP; PPGSL baseline)", publishes=True,
+               private_twin="edgerand"),
+    MethodSpec("edgerand", f"{_PUB}:EdgeRandConfig", f"{_PUBLISH}:run_edgerand", f"{_PUB}:EdgeRand", {},
                "publish: randomized response on every adjacency bit (edge-level DP; LinkTeller)",
                unit="edge", pure_dp=True, publishes=True),
-    MethodSpec("lapgraph", publishing.LapGraphPublishConfig, publishing_protocol.run_lapgraph, {},
+    MethodSpec("lapgraph", f"{_PUB}:LapGraphPublishConfig", f"{_PUBLISH}:run_lapgraph", f"{_PUB}:LapGraph", {},
                "publish: Laplace adjacency, top noisy |E| kept (edge-level DP; LinkTeller)",
                unit="edge", pure_dp=True, publishes=True),
 ]
@@ -117,19 +186,9 @@ _METHODS = [
 METHODS: dict[str, MethodSpec] = {m.id: m for m in _METHODS}
 
 #: Method id -> the estimator its protocol fits (the variant, e.g. DPAR's ``appr``, from
-#: :func:`estimator_args`; the hyperparameters: the method's preset, then the overrides).
-ESTIMATORS: dict[str, type[Estimator]] = {
-    "dplp-ps": dplp_subgraph.DPLPLinkPredictor, "dplp-ns": dplp_subgraph.DPLPLinkPredictor,
-    "seal": dplp_subgraph.SEALLinkPredictor, "lapgraph-sgnn": lapgraph_sgnn.LapGraphLinkPredictor,
-    "cn": heuristic.CommonNeighbours,
-    **dict.fromkeys(("dplp-rank", "dplp-rank-lin", "rank-exponential", "rank-laplace", "rank-staircase",
-                     "rank-nonprivate"), dplp_rank.DPLPRanker),
-    "privdpr": privdpr.PrivDPR, "dpr": privdpr.PrivDPR,
-    **dict.fromkeys(("dpar-em0", "dpar-em1", "dpar-gm", "dpar-nodp"), dpar.DPARClassifier),
-    "dp-mlp": mlp.MLPClassifier, "mlp": mlp.MLPClassifier,
-    "ppgsl": ppgsl.PPGSL, "random-perturb": publishing.RandomPerturb, "dice": publishing.DICE,
-    "edgerand": publishing.EdgeRand, "lapgraph": publishing.LapGraph,
-}
+#: :func:`estimator_args`; the hyperparameters: the method's preset, then the overrides). A read-only
+#: mapping: a lookup imports that estimator's module only.
+ESTIMATORS: Mapping[str, type[Estimator]] = _Resolved({m.id: m.estimator_path for m in _METHODS})
 
 
 @dataclass(frozen=True)
@@ -189,8 +248,8 @@ def estimator_args(method: str) -> dict[str, Any]:
     (DPAR's ``appr``, the ranker's ``transform`` and ``noise``); ``{}`` for the others."""
     if method in DPAR_APPR:
         return {"appr": DPAR_APPR[method]}
-    if method in ranking_protocol.RANK_VARIANTS:
-        transform, noise = ranking_protocol.RANK_VARIANTS[method]
+    if method in _RANK_VARIANTS:
+        transform, noise = _RANK_VARIANTS[method]
         return {"transform": transform, "noise": noise}
     return {}
 
@@ -248,19 +307,35 @@ def make_config(method: str, overrides: dict[str, Any]) -> MethodConfig:
 
 
 def is_private(method: str, config: MethodConfig) -> bool:
-    """Whether a run of ``method`` with ``config`` spends privacy (and so takes an epsilon)."""
+    """Whether a run of ``method`` with ``config`` spends privacy (and so takes an epsilon): a
+    config with an ``epsilon``, not switched off by ``private=False``, of a method that is not the
+    non-private member of a twin pair (``rank-nonprivate`` shares the rankers' config)."""
     spec = method_spec(method)
-    return "epsilon" in spec.config_cls.model_fields and getattr(config, "private", True) is not False \
-        and method != "mlp"
+    if "epsilon" not in spec.config_cls.model_fields or getattr(config, "private", True) is False:
+        return False
+    return spec.private_twin is None or "private" in spec.config_cls.model_fields
 
 
-def check_epsilon_applies(method: str, overrides: dict[str, Any], config: MethodConfig) -> None:
+def check_epsilon_applies(method: str, overrides: dict[str, Any], config: MethodConfig | None = None) -> None:
     """Refuse an epsilon given to a run that spends none.
 
+    Args:
+        method: registry id. overrides: the user's settings. config: the validated config
+            (``None``: before validation, only the twin check, which needs no config).
+
     Raises:
-        ConfigError: ``epsilon`` in ``overrides`` while ``method`` with ``config`` is non-private.
+        ConfigError: ``epsilon`` in ``overrides`` while ``method`` is not differentially private
+            (the message names its private twin, e.g. ``mlp`` -> ``dp-mlp``), or while ``config``
+            switches privacy off (``private=false``).
     """
-    if "epsilon" in overrides and not is_private(method, config):
+    if "epsilon" not in overrides:
+        return
+    spec = method_spec(method)
+    if spec.private_twin is not None and not overrides.get("private"):
+        raise ConfigError(f"--epsilon was given but {method} is not differentially private: it spends no epsilon. Its "
+                          f"private twin is {spec.private_twin}: graphpriv run {spec.private_twin} --epsilon "
+                          f"{overrides['epsilon']}")
+    if config is not None and not is_private(method, config):
         raise ConfigError(f"--epsilon was given but {method} runs without privacy (private=false), so no epsilon "
                           "would be spent; drop --epsilon, or use a private method or --set private=true")
 

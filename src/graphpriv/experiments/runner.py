@@ -91,6 +91,7 @@ def check_settings(method: str, *, seed: int = 0,
     """
     overrides = dict(overrides or {})
     spec = method_spec(method)
+    check_epsilon_applies(method, overrides)  # before the config: cn has no epsilon setting to refuse
     config = make_config(method, overrides)
     check_epsilon_applies(method, overrides, config)
     return spec, config, check_seed(seed)

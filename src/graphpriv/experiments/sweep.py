@@ -174,6 +174,7 @@ def make_run(method: str, dataset: str, seed: int, overrides: dict[str, Any]) ->
             non-private setting.
     """
     seed = check_seed(seed)
+    check_epsilon_applies(method, overrides)
     validated = make_config(method, overrides)
     check_epsilon_applies(method, overrides, validated)
     config = validated.model_dump(mode="json")

@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+import graphpriv.linkpred._numba_cache  # noqa: F401 (NUMBA_CACHE_DIR set before numba compiles)
 from graphpriv.linkpred.buffers import append, grow_to
 
 _INF = 1 << 40

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -18,6 +19,39 @@ class MethodConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, use_enum_values=False)
 
 
+class Baseline(BaseModel):
+    """The trivial baseline of a run's task, measured in the same run on the same split.
+
+    The trivial baselines: the majority class (node classification), common neighbours on the
+    training graph (link prediction; not private itself), chance (ranking AUC@K, attack AUC, a
+    synthetic graph's link-prediction AUC) and the input graph (publishing: its attack AUC is
+    what an unprotected release gives, its utility what a release gives up).
+
+    Attributes:
+        name: e.g. ``"majority class"``, ``"common neighbours"``, ``"chance"``, ``"input graph"``.
+        metric: the run's metric it is compared with (a key of ``Result.metrics``).
+        value: the baseline's value of that metric (same units: a fraction for accuracies and AUCs).
+        better: ``"higher"``: the run beats the baseline with a larger value (accuracy, AUC);
+            ``"lower"``: with a smaller one (an attack's AUC on a release, against the input
+            graph's); ``"reference"``: shown beside the run, never beaten or missed (the input
+            graph's utility, the ceiling of a release).
+        note: one sentence the reader needs (e.g. that the heuristic is not private).
+    """
+
+    name: str
+    metric: str
+    value: float
+    better: Literal["higher", "lower", "reference"] = "higher"
+    note: str = ""
+
+    def beaten_by(self, value: float) -> bool | None:
+        """Whether a run's ``value`` of :attr:`metric` beats the baseline (strictly); ``None``
+        for a reference or when either value is NaN."""
+        if self.better == "reference" or math.isnan(value) or math.isnan(self.value):
+            return None
+        return value > self.value if self.better == "higher" else value < self.value
+
+
 class Result(BaseModel):
     """A finished run: what was run, what it measured, and the privacy it spent.
 
@@ -26,7 +60,8 @@ class Result(BaseModel):
         metrics: e.g. ``{"test_auc": 0.93}``. privacy: the :class:`PrivacyReport` (``None`` for a
             non-private method, which ``privacy_statement`` then says).
         timings: seconds per phase and ``total``. info: method-specific facts (bounds, sizes).
-        release: see :attr:`release`.
+        baselines: the task's trivial baselines on the same split (:class:`Baseline`; the
+            protocols of :mod:`graphpriv.evaluation` fill them). release: see :attr:`release`.
     """
 
     method: str
@@ -37,6 +72,7 @@ class Result(BaseModel):
     privacy: PrivacyReport | None = None
     timings: dict[str, float] = Field(default_factory=dict)
     info: dict[str, Any] = Field(default_factory=dict)
+    baselines: list[Baseline] = Field(default_factory=list)
     _release: Any = PrivateAttr(default=None)
     _estimator: Any = PrivateAttr(default=None)
 
@@ -62,6 +98,23 @@ class Result(BaseModel):
         """Attach the fitted estimator; returns ``self``."""
         self._estimator = estimator
         return self
+
+    def with_baselines(self, baselines: list[Baseline]) -> Result:
+        """Attach the trivial baselines measured on the run's split; returns ``self``."""
+        self.baselines = list(baselines)
+        return self
+
+    def baseline_warnings(self) -> list[str]:
+        """One sentence per baseline the run does not beat (empty when it beats them all, or has
+        none): e.g. ``"accuracy 0.149 does not beat the majority class (0.289)"``."""
+        out = []
+        for baseline in self.baselines:
+            value = self.metrics.get(baseline.metric)
+            if value is not None and baseline.beaten_by(value) is False:
+                side = "above" if baseline.better == "higher" else "below"
+                out.append(f"{baseline.metric} {value:.4g} is not {side} the {baseline.name} ({baseline.value:.4g})"
+                           + (f": {baseline.note}" if baseline.note else ""))
+        return out
 
     @property
     def privacy_statement(self) -> str:

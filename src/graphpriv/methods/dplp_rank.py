@@ -33,6 +33,7 @@ graphpriv does not prove: their reports say so.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Literal
 
 import numpy as np
@@ -84,11 +85,30 @@ class RankConfig(MethodConfig):
     sigma_prot: float = Field(0.3, ge=0, le=1, description="share of edges protected")
     query_fraction: float = Field(0.8, gt=0, le=1, description="queries: top share of nodes by triangles")
     holdout: float = Field(0.2, gt=0, lt=1, description="per-query held-out share of (non-)neighbours")
+    epsilon: float | None = Field(None, gt=0, description="the budget of one top-K list (--epsilon); sets "
+                                  "epsilon_p = epsilon / top_k (None: epsilon_p as given)")
     epsilon_p: float = Field(0.1, gt=0, description="privacy per draw; a top-K list costs K * epsilon_p")
     top_k: int = Field(30, ge=1, description="K, the recommended list's length")
     accounting: Accounting = Accounting.RIGOROUS
     degree_cap: float | None = Field(None, gt=0, description="PA only: cap on a candidate's degree")
     embedding_dim: int = Field(80, ge=2, description="node2vec / GCN embedding width")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _epsilon_is_a_lists_budget(cls, values: Any) -> Any:
+        """``epsilon`` (a whole list's budget, what ``--epsilon`` gives every private method) sets
+        ``epsilon_p = epsilon / top_k``: a top-K list is K draws of eps_p (Prop. 4 of the paper)."""
+        if not isinstance(values, dict) or values.get("epsilon") is None:
+            return values
+        epsilon = values["epsilon"]
+        top_k = values.get("top_k", cls.model_fields["top_k"].default)
+        if not isinstance(epsilon, (int, float)) or not isinstance(top_k, int) or epsilon <= 0 or top_k < 1:
+            return values  # the fields' own validation names the bad value
+        given = values.get("epsilon_p")
+        if given is not None and not math.isclose(given * top_k, epsilon, rel_tol=1e-9):
+            raise ConfigError(f"epsilon={epsilon:g} (a list's budget) and epsilon_p={given:g} (a draw's) disagree for "
+                              f"top_k={top_k}: epsilon must be top_k * epsilon_p; give only one of them")
+        return {**values, "epsilon_p": epsilon / top_k}
 
     @model_validator(mode="after")
     def _pa_needs_cap(self) -> RankConfig:
@@ -390,6 +410,9 @@ class DPLPRanker(Estimator):
                                       f"reference code's scale 2 f(1)/eps_p = {scale:.4g} is not a Gumbel scale (the "
                                       "reference code cannot run here); the noise drawn is mirrored: not the paper's "
                                       "mechanism, and no guarantee")
+        if config.epsilon is not None and self.noise != "none":
+            notes.append(f"epsilon = {config.epsilon:g} per top-K list of K = {config.top_k}: epsilon_p = epsilon / K = "
+                         f"{eps:.6g} per draw")
         if self.noise in ("laplace", "staircase"):
             name = {"laplace": "Laplace(Delta/eps_p)", "staircase": "staircase(Delta, eps_p)"}[self.noise]
             notes.append(f"one-shot {name} top-K: the paper's baseline and its claim, not proven here")

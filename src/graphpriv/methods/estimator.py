@@ -28,7 +28,7 @@ import torch
 from graphpriv.data.validation import check_seed
 from graphpriv.errors import ConfigError, ModelFileError, NotFittedError, PrivacyError, describe_validation_error
 from graphpriv.methods.base import MethodConfig
-from graphpriv.privacy.accountant import check_delta
+from graphpriv.privacy.limits import check_delta
 from graphpriv.privacy.report import PrivacyReport
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "Estimator"]

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import torch
 from pydantic import Field
-from sklearn.metrics import roc_auc_score
 from torch_geometric.data import Data
 
 from graphpriv.data.graph import to_csr, undirected_pairs
@@ -121,6 +120,8 @@ class CommonNeighbours(Estimator):
         if not pos.shape[1] or not neg.shape[1]:
             raise DatasetError(f"score needs at least one positive and one negative pair (got {pos.shape[1]} and "
                                f"{neg.shape[1]})")
+        from sklearn.metrics import roc_auc_score  # here, not at the top: sklearn takes ~0.5 s to import
+
         scores = self.predict_proba(np.concatenate([pos, neg], axis=1)).numpy()
         return float(roc_auc_score(np.r_[np.ones(pos.shape[1]), np.zeros(neg.shape[1])], scores))
 

@@ -23,6 +23,8 @@ from numba import njit
 from scipy import stats
 from scipy.sparse import csgraph
 
+import graphpriv.linkpred._numba_cache  # noqa: F401 (NUMBA_CACHE_DIR set before numba compiles)
+
 __all__ = [
     "GraphStats",
     "characteristic_path_length",

@@ -10,9 +10,9 @@ in ranked order, best first.
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import rankdata
+from scipy.stats import hypergeom, rankdata
 
-__all__ = ["auc_at_k", "precision_at_k", "ranking_auc"]
+__all__ = ["auc_at_k", "chance_auc_at_k", "precision_at_k", "ranking_auc"]
 
 
 def _labels(ranked: np.ndarray) -> np.ndarray:
@@ -42,6 +42,33 @@ def auc_at_k(ranked: np.ndarray, k: int) -> float:
     # each negative is out-ranked by the positives placed before it
     before = np.cumsum(top)[top == 0]
     return float(before.sum() / (pos * neg))
+
+
+def chance_auc_at_k(num_positives: int, num_candidates: int, k: int) -> float:
+    """Expected :func:`auc_at_k` of a uniformly random ranking of ``num_candidates`` candidates of
+    which ``num_positives`` are positives: the chance level of the metric.
+
+    The top ``k`` of a random ranking is a uniform ``k``-subset in random order, so its positive
+    count p is hypergeometric, and given p (0 < p < k) each (positive, negative) pair is ordered
+    either way with probability 1/2. With the metric's conventions (0 without a positive, 1 without
+    a negative): E = P(0 < p < k) / 2 + P(p = k).
+
+    Args:
+        num_positives: positives among the candidates, in [0, num_candidates].
+        num_candidates: n >= 1. k: the list length (``min(k, n)`` is used, as the protocol does).
+
+    Returns:
+        The expectation in [0, 1].
+
+    Raises:
+        ValueError: k < 1, n < 1 or a positive count outside [0, n].
+    """
+    if k < 1 or num_candidates < 1 or not 0 <= num_positives <= num_candidates:
+        raise ValueError(f"need k >= 1, num_candidates >= 1 and 0 <= num_positives <= num_candidates (got k={k}, "
+                         f"num_candidates={num_candidates}, num_positives={num_positives})")
+    k = min(k, num_candidates)
+    p = hypergeom(num_candidates, num_positives, k).pmf(np.arange(k + 1))
+    return float(p[1:k].sum() / 2 + p[k])
 
 
 def precision_at_k(ranked: np.ndarray, k: int) -> float:

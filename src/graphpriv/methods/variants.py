@@ -1,0 +1,23 @@
+"""Which variant of its estimator each registry method id fits (light: imports nothing).
+
+DPAR's method ids pick :class:`~graphpriv.methods.dpar.DPARClassifier`'s ``appr``; the ranking ids pick
+:class:`~graphpriv.methods.dplp_rank.DPLPRanker`'s ``(transform, noise)``. The registry, the audits and
+the protocols of :mod:`graphpriv.evaluation` read them here, so that naming a method imports no model.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DPAR_APPR", "RANK_VARIANTS"]
+
+#: DPAR's method ids -> the ``appr`` of :class:`~graphpriv.methods.dpar.DPARClassifier` (Zhang, Lee, Ma,
+#: Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level Differential Privacy",
+#: Sec. 3.2: the EM-0, EM-1 and GM mechanisms of DP-APPR; ``exact``: no mechanism, no DP).
+DPAR_APPR: dict[str, str] = {"dpar-em0": "em0", "dpar-em1": "em1", "dpar-gm": "gm", "dpar-nodp": "exact"}
+
+#: The ranking method ids -> ``(transform, noise)`` of :class:`~graphpriv.methods.dplp_rank.DPLPRanker`
+#: (De & Chakrabarti, "Differentially Private Link Prediction With Protected Connections", Sec. 4 and
+#: App. 14: DPLP, DPLP-Lin, the exponential mechanism, the Laplace and staircase baselines, no noise).
+RANK_VARIANTS: dict[str, tuple[str, str]] = {
+    "dplp-rank": ("umnn", "gumbel"), "dplp-rank-lin": ("power", "gumbel"), "rank-exponential": ("none", "gumbel"),
+    "rank-laplace": ("none", "laplace"), "rank-staircase": ("none", "staircase"), "rank-nonprivate": ("none", "none"),
+}
