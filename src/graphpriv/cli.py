@@ -259,6 +259,7 @@ def sweep(
                                  "the store; run nothing; exit 1 when a cell would fail."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run again the runs whose stored attempt "
                                       "raised (by default a failure is recorded once and not retried)."),
+    verbose: bool = typer.Option(False, "--verbose", help="Print Dask's INFO logs (cluster start, connections)."),
 ) -> None:
     """Run a grid of runs on Dask; each finished run is committed to the store, stored runs are skipped.
 
@@ -326,7 +327,8 @@ def sweep(
                                       highlight=False, soft_wrap=True)
 
             counts = run_runs(runs, spec.store, workers=workers, scheduler=scheduler, threads=threads,
-                              retry_failed=retry_failed, allow_large_delta=spec.allow_large_delta, on_done=on_done)
+                              retry_failed=retry_failed, allow_large_delta=spec.allow_large_delta, on_done=on_done,
+                              verbose=verbose)
     console.print(f"done: {counts['ok']} ok, {counts['error']} failed, {counts['skipped']} skipped (stored), "
                   f"{counts['failed_before']} failed before (not retried); store {spec.store}", highlight=False,
                   soft_wrap=True)
@@ -360,6 +362,7 @@ def reproduce(
                                       help="Run nothing, read no store: render docs/results/TABLE.csv."),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run again the cells whose stored run raised."),
     docs: Path = typer.Option(Path("docs"), "--docs", help="Docs folder (reproduction/, results/ under it)."),
+    verbose: bool = typer.Option(False, "--verbose", help="Print Dask's INFO logs (cluster start, connections)."),
 ) -> None:
     """Run a table's grid and write it beside the paper's numbers (docs/reproduction/TABLE.md) with the
     results it rests on (docs/results/TABLE.csv). `graphpriv reproduce list` names the tables.
@@ -381,7 +384,7 @@ def reproduce(
         task = bar.add_task(table, total=None)
         out, counts = run_reproduce(grid, seeds=seeds, quick=quick, store=store, workers=workers,
                                     scheduler=scheduler, run=not from_store, from_results=from_results,
-                                    retry_failed=retry_failed, docs=docs,
+                                    retry_failed=retry_failed, docs=docs, verbose=verbose,
                                     on_done=lambda run, status, done, total: bar.update(task, completed=done,
                                                                                          total=total))
     console.print(out.read_text(), highlight=False, soft_wrap=True, markup=False)

@@ -206,3 +206,19 @@ def test_killed_worker_and_killed_sweep_lose_and_repeat_nothing(tmp_path, graph_
     assert counts["skipped"] == len(finished) and counts["ok"] == 16 - len(finished)
     keys = _ok_keys(store)
     assert len(keys) == 16 and len(set(keys)) == 16  # nothing lost, nothing stored twice
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_dask_info_logs_only_with_verbose(tmp_path, graph_file, verbose):
+    """A sweep's bar says what happens; Dask's INFO lines (scheduler start, connections) only with
+    --verbose. The sweep runs in a subprocess, so its stderr is what a user's terminal shows."""
+    sweep_file = tmp_path / "v.yaml"
+    sweep_file.write_text(yaml.safe_dump({"methods": ["cn"], "datasets": [graph_file], "seeds": 1,
+                                          "store": str(tmp_path / "v.sqlite")}))
+    args = [sys.executable, "-m", "graphpriv.cli", "sweep", str(sweep_file), "--workers", "1"]
+    out = subprocess.run(args + (["--verbose"] if verbose else []), capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "COLUMNS": "200"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    info = [line for line in (out.stdout + out.stderr).splitlines() if "INFO" in line and "distributed" in line
+            or "Scheduler at" in line]
+    assert bool(info) == verbose, info[:5]

@@ -199,7 +199,8 @@ def render_results(table: str | Grid, docs: Path = Path("docs")) -> str:
 def reproduce(table: str | Grid, *, seeds: int | None = None, quick: bool = False,
               store: str | Path = DEFAULT_STORE, workers: int = 2, scheduler: str | None = None,
               docs: Path = Path("docs"), on_done: Callable | None = None, run: bool = True,
-              from_results: bool = False, retry_failed: bool = False) -> tuple[Path, dict[str, int]]:
+              from_results: bool = False, retry_failed: bool = False,
+              verbose: bool = False) -> tuple[Path, dict[str, int]]:
     """Run (or reuse, or read) every cell of a table and write its Markdown and results files.
 
     Args:
@@ -214,6 +215,7 @@ def reproduce(table: str | Grid, *, seeds: int | None = None, quick: bool = Fals
             any are left out); the store must exist. from_results: nothing runs and no store is
             read: the table is rendered from ``docs/results/<table>.csv``. retry_failed: run again
             the cells whose stored run raised (skipped by default, counted in ``failed_before``).
+        verbose: Dask's INFO logs too (:func:`~graphpriv.experiments.sweep.run_runs`).
 
     Returns:
         ``(path of the written table, counts)``: for ``runs`` grids the counts of ``run_runs``
@@ -243,7 +245,7 @@ def reproduce(table: str | Grid, *, seeds: int | None = None, quick: bool = Fals
         if isinstance(grid, RunsGrid):
             runs = table_runs(grid, seeds)
             counts = (run_runs(runs, store, workers=workers, scheduler=scheduler, retry_failed=retry_failed,
-                               allow_large_delta=grid.allow_large_delta, on_done=on_done) if run
+                               allow_large_delta=grid.allow_large_delta, on_done=on_done, verbose=verbose) if run
                       else {"total": len(runs), "skipped": 0, "failed_before": 0, "ok": 0, "error": 0})
             records = store_records(grid, ResultStore.open_existing(store), seeds)
             command = f"graphpriv reproduce {grid.name} --seeds {seeds}"

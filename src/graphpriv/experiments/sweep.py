@@ -21,6 +21,7 @@ is retried by the next sweep.
 from __future__ import annotations
 
 import json
+import logging
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -435,7 +436,8 @@ def run_sweep(spec: SweepSpec, *, workers: int = 2, scheduler: str | None = None
 
 def run_runs(runs: list[SweepRun], store_path: str | Path, *, workers: int = 2, scheduler: str | None = None,
              threads: int = 1, retry_failed: bool = False, allow_large_delta: bool = True,
-             on_done: Callable[[SweepRun, str, int, int], None] | None = None) -> dict[str, int]:
+             on_done: Callable[[SweepRun, str, int, int], None] | None = None,
+             verbose: bool = False) -> dict[str, int]:
     """Run the runs not yet in the store on Dask; commit each result (or failure) as it arrives.
 
     Args:
@@ -449,6 +451,8 @@ def run_runs(runs: list[SweepRun], store_path: str | Path, *, workers: int = 2, 
             or above 1 / (privacy units of its dataset); the paper tables keep True.
         on_done: called as ``on_done(run, status, done, total)``, status ``ok``, ``error`` (the
             run raised) or ``lost`` (its task was lost).
+        verbose: let Dask's INFO logs through (scheduler and worker start, connections); by
+            default only its warnings and errors are printed.
 
     Returns:
         ``{"total": len(runs), "skipped": stored results, "failed_before": stored failures not
@@ -459,6 +463,9 @@ def run_runs(runs: list[SweepRun], store_path: str | Path, *, workers: int = 2, 
     """
     from dask.distributed import Client, LocalCluster, as_completed
 
+    # importing distributed sets its logger to INFO (dask's logging config); a sweep's own bar says
+    # what happens, so Dask speaks only of warnings and errors unless asked
+    logging.getLogger("distributed").setLevel(logging.INFO if verbose else logging.WARNING)
     store = ResultStore(store_path)
     todo, skipped, failed_before = split_runs(runs, store, retry_failed=retry_failed)
     counts = {"total": len(runs), "skipped": skipped, "failed_before": failed_before, "ok": 0, "error": 0}
@@ -466,7 +473,9 @@ def run_runs(runs: list[SweepRun], store_path: str | Path, *, workers: int = 2, 
         return counts
     cluster = None
     if scheduler is None:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")  # any free port: never fails on a busy 8787
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                               dashboard_address=":0",  # any free port: never fails on a busy 8787
+                               silence_logs=logging.INFO if verbose else logging.WARNING)
     client = Client(scheduler or cluster)
     try:
         futures = {client.submit(execute_run, run, threads, allow_large_delta, key=f"graphpriv-run-{i}-{run.method}", pure=False): run
