@@ -171,3 +171,31 @@ def test_surrogate_negatives_are_uniform_non_pairs():
     free = (u * n + v)[allowed[u * n + v]]
     assert (counts[free] > 0).all()  # every one of the 135 free pairs is drawn (mean 148 each)
     assert counts.sum() == counts[free].sum()
+
+
+def test_normalised_utility_is_the_share_of_the_input_changed(small):
+    pairs, sensitive, n = small
+    for learner in (_Learner(pairs, n, None), _Learner(pairs, n, np.concatenate([pairs, [[0], [59]]], axis=1))):
+        with torch.no_grad():
+            learner.theta.mul_(0.7)
+        assert torch.isclose(learner.utility_loss("edges"), learner.utility_loss() / (2 * pairs.shape[1]))
+    # one alpha on the normalised loss is alpha / (2|E|) on the paper's sum: the same learner loss
+    a = 3.0
+    scaled = ppgsl(pairs, n, sensitive, None, settings=PPGSLSettings(alpha=a, utility_normalisation="edges", **FAST),
+                   seed=0)
+    paper = ppgsl(pairs, n, sensitive, None, seed=0,
+                  settings=PPGSLSettings(alpha=a / (2 * pairs.shape[1]), utility_normalisation="none", **FAST))
+    first = [next(h for h in out.history if "loss" in h) for out in (scaled, paper)]
+    assert first[0]["loss"] == pytest.approx(first[1]["loss"], rel=1e-6)
+    assert first[0]["util"] == pytest.approx(first[1]["util"] / (2 * pairs.shape[1]), rel=1e-6)
+
+
+def test_the_default_is_the_normalised_loss_and_the_paper_preset_the_sum():
+    from graphpriv.experiments.registry import preset_settings
+
+    config = make_config("ppgsl", {})
+    assert (config.utility_normalisation, config.alpha) == ("edges", 0.4)
+    paper = make_config("ppgsl", preset_settings("ppgsl", "paper", "cora"))
+    assert (paper.utility_normalisation, paper.alpha) == ("none", 0.005)
+    with pytest.raises(ConfigError, match="utility_normalisation"):
+        make_config("ppgsl", {"utility_normalisation": "nodes"})

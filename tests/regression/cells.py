@@ -36,7 +36,8 @@ CELLS: dict[str, dict] = {
     "dpar-nodp": {"epochs": 2},
     "dp-mlp": {"epochs": 2},
     "mlp": {"epochs": 2},
-    "ppgsl": {"learner_steps": 2, "surrogate_epochs": 2, "attacks": "cn"},
+    "ppgsl": {"learner_steps": 2, "surrogate_epochs": 2, "attacks": "cn", "utility_normalisation": "none",
+              "alpha": 0.005},  # the loss and alpha the cell was pinned with (the paper's; now the preset)
     "random-perturb": {"ratio": 0.2, "attacks": "cn"},
     "dice": {"ratio": 0.2, "attacks": "cn"},
     "edgerand": {"epsilon": 4.0, "attacks": "cn"},

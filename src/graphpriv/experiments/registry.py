@@ -225,6 +225,8 @@ PRESETS: dict[str, dict[str, Preset]] = {
     "dplp-ns": {"paper": Preset("the DPLP paper's per-dataset h = floor((k + 1) / 2) (Sec. VII-A)",
                                 per_dataset=_DPLP_NS_PAPER)},
     **{m: {"one-row": _DPAR_ONE_ROW} for m in ("dpar-em0", "dpar-em1", "dpar-gm", "dpar-nodp")},
+    "ppgsl": {"paper": Preset("the paper's Eq. 8 as written (a sum over entries) and its alpha = 0.005 (Sec. V-A.6)",
+                              {"utility_normalisation": "none", "alpha": 0.005})},
 }
 
 

@@ -21,9 +21,15 @@ __all__ = ["PPGSL", "PPGSLConfig"]
 
 
 class PPGSLConfig(PublishConfig):
-    """PPGSL hyperparameters (paper Sec. V-A.6; graphpriv's defaults: sparse, k = 1, mu = 50, SITP)."""
+    """PPGSL hyperparameters (paper Sec. V-A.6; graphpriv's defaults: sparse, k = 1, mu = 50, SITP, and
+    the utility term normalised by ||A||_F^2 with alpha = 0.4, docs/ppgsl.md; the registry preset
+    ``paper`` gives Eq. 8 as written with the paper's alpha = 0.005)."""
 
-    alpha: float = Field(0.005, ge=0, description="utility weight alpha of Eq. 9 (paper: [0, 0.01])")
+    alpha: float = Field(0.4, ge=0, description="utility weight alpha of Eq. 9 (on the normalised loss; the "
+                         "paper's [0, 0.01] is on its sum: utility_normalisation=none)")
+    utility_normalisation: Literal["edges", "none"] = Field(
+        "edges", description="edges: L_util / ||A||_F^2 (= 2|E|), a mean like L_priv, so one alpha is one trade-off "
+                             "on every graph; none: the paper's Eq. 8 (a sum over entries)")
     parameterization: Literal["sparse", "fgp"] = "sparse"
     k: int = Field(1, ge=0, description="sampled non-edge candidates per edge (sparse)")
     mu: int = Field(50, ge=1, description="surrogate update interval (PPGSL-skip)")
@@ -38,7 +44,8 @@ class PPGSLConfig(PublishConfig):
 
     def settings(self) -> PPGSLSettings:
         """The learner's :class:`~graphpriv.publishing.ppgsl.PPGSLSettings` of these hyperparameters."""
-        return PPGSLSettings(alpha=self.alpha, parameterization=self.parameterization, k=self.k, mu=self.mu,
+        return PPGSLSettings(alpha=self.alpha, utility_normalisation=self.utility_normalisation,
+                             parameterization=self.parameterization, k=self.k, mu=self.mu,
                              protocol=self.protocol, head=self.head, tau=self.tau,
                              learner_steps=self.learner_steps, surrogate_epochs=self.surrogate_epochs,
                              learner_lr=self.learner_lr, surrogate_lr=self.surrogate_lr,
@@ -59,7 +66,7 @@ class PPGSL(GraphPublisher):
     feed the surrogate and are released with the graph.
 
     Args:
-        alpha, parameterization, k, mu, protocol, head, tau, learner_steps, surrogate_epochs,
+        alpha, utility_normalisation, parameterization, k, mu, protocol, head, tau, learner_steps, surrogate_epochs,
         learner_lr, surrogate_lr, fgp_max_gib: see :class:`PPGSLConfig`. use_features: use and
         release ``x`` (True). random_state: seed of the candidates, the initialisation, the
         surrogate's draws and the sampling. Other fields of :class:`PPGSLConfig` are protocol

@@ -49,12 +49,16 @@ __all__ = ["PPGSLOutput", "PPGSLSettings", "SurrogateAttacker", "fgp_bytes", "pp
 
 @dataclass(frozen=True)
 class PPGSLSettings:
-    """PPGSL hyperparameters (defaults: the paper's Sec. V-A.6 and App. C; tau, alpha and the
-    surrogate's learning rate, which the paper leaves open or sets otherwise, are graphpriv's:
-    docs/ppgsl.md "Decisions").
+    """PPGSL hyperparameters (defaults: the paper's Sec. V-A.6 and App. C, Eq. 8 as written; tau,
+    alpha and the surrogate's learning rate, which the paper leaves open or sets otherwise, are
+    graphpriv's: docs/ppgsl.md "Decisions"). The estimator's config
+    (:class:`graphpriv.methods.ppgsl.PPGSLConfig`) defaults to the normalised utility term instead.
 
     Attributes:
-        alpha: utility weight (Eq. 9), >= 0. parameterization: ``sparse`` or ``fgp``.
+        alpha: utility weight (Eq. 9), >= 0. utility_normalisation: ``none`` (Eq. 8 as written:
+            a sum over entries, so alpha's useful scale shrinks as 1 / |E|) or ``edges`` (L_util
+            divided by ||A||_F^2 = 2 |E|: L_priv is a mean over E_s, and with both terms means one
+            alpha is one trade-off on every graph). parameterization: ``sparse`` or ``fgp``.
         k: non-edge candidates per edge (sparse), >= 0. mu: surrogate update interval, >= 1.
         protocol: ``sitp`` or ``adv``. head: ``cos``, ``inner`` or ``mlp``. tau: temperature of
             the cos head. learner_steps: N2. surrogate_epochs: N1. learner_lr: eta_2 (Adam).
@@ -63,6 +67,7 @@ class PPGSLSettings:
     """
 
     alpha: float = 0.005
+    utility_normalisation: str = "none"
     parameterization: str = "sparse"
     k: int = 1
     mu: int = 50
@@ -83,6 +88,8 @@ class PPGSLSettings:
             raise ConfigError(f"'k' must be >= 0 (got {self.k})")
         if self.mu < 1:
             raise ConfigError(f"'mu' must be >= 1 (got {self.mu})")
+        if self.utility_normalisation not in ("edges", "none"):
+            raise ConfigError(f"'utility_normalisation' must be 'edges' or 'none' (got {self.utility_normalisation!r})")
         if self.parameterization not in ("sparse", "fgp"):
             raise ConfigError(f"'parameterization' must be 'sparse' or 'fgp' (got {self.parameterization!r})")
         if self.protocol not in ("sitp", "adv"):
@@ -192,6 +199,7 @@ class _Learner(nn.Module):
     def __init__(self, pairs: np.ndarray, num_nodes: int, candidates: np.ndarray | None) -> None:
         super().__init__()
         self.num_nodes = num_nodes
+        self.num_edges = int(pairs.shape[1])  # |E| of the input: ||A||_F^2 = 2 |E|
         self.fgp = candidates is None
         if self.fgp:
             a = torch.zeros(num_nodes, num_nodes)
@@ -230,13 +238,16 @@ class _Learner(nn.Module):
         keep = w > 0
         return self.cand[:, keep], w[keep]
 
-    def utility_loss(self) -> Tensor:
-        """||A - A'||_F^2 (Eq. 8), both triangles."""
+    def utility_loss(self, normalisation: str = "none") -> Tensor:
+        """||A - A'||_F^2 (Eq. 8), both triangles; ``normalisation="edges"`` divides it by
+        ||A||_F^2 = 2 |E| (the share of the input's adjacency changed)."""
         if self.fgp:
             sym = torch.clamp((self.theta + self.theta.T) / 2, 0.0, 1.0)
             off = 1.0 - torch.eye(self.num_nodes)
-            return (((self.target - sym) * off) ** 2).sum()
-        return 2.0 * ((self.target - torch.clamp(self.theta, 0.0, 1.0)) ** 2).sum()
+            loss = (((self.target - sym) * off) ** 2).sum()
+        else:
+            loss = 2.0 * ((self.target - torch.clamp(self.theta, 0.0, 1.0)) ** 2).sum()
+        return loss / (2 * max(self.num_edges, 1)) if normalisation == "edges" else loss
 
 
 def _fixed(adj, pairs: Tensor, w: Tensor, num_nodes: int):
@@ -376,7 +387,7 @@ def _optimise(learner: _Learner, x: Tensor | None, sens: Tensor, num_nodes: int,
         optimizer.zero_grad()
         z = surrogate.encode(x, learner.adjacency(), xw1=xw1)
         priv = F.binary_cross_entropy_with_logits(surrogate.logits(z, sens), zeros)
-        util = learner.utility_loss()
+        util = learner.utility_loss(s.utility_normalisation)
         loss = priv + s.alpha * util
         loss.backward()
         optimizer.step()
