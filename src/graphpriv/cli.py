@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -149,15 +150,7 @@ def run(
         check_output_path(save, option="--save", suffixes=(".pt",))
     results_store = None if no_store else ResultStore(store)  # opened, migrated, checked writable
     prepared = prepare_data(settings, dataset, allow_large_delta=allow_large_delta)
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-                  TextColumn("{task.fields[info]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                  console=console, transient=False) as bar:
-        task = bar.add_task(f"{method} training", total=None, info="")
-
-        def progress(done: int, total: int, **info: float) -> None:
-            text = "  ".join(f"{k} {v:.3f}" for k, v in info.items())
-            bar.update(task, completed=done, total=total, info=text)
-
+    with _phase_bars(method) as progress:
         result = run_prepared(prepared, progress=progress)
     print_result(result, console)
     failures = []
@@ -195,6 +188,28 @@ def run(
         raise typer.Exit(code=1)
 
 
+@contextlib.contextmanager
+def _phase_bars(what: str, *, disable: bool = False) -> Iterator[Callable[..., None]]:
+    """A Rich progress display with one bar per phase, and the :class:`~graphpriv.methods.base.Progress`
+    callback that feeds it: ``progress(done, total, phase="attacks", **numbers)`` moves the bar of
+    that phase (created on its first report; no ``phase``: training), with counts, the numbers
+    given (e.g. the loss), the elapsed time and an estimate of the time left. ``disable``: draw
+    nothing (output that must stay machine-readable, ``--json``)."""
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+               TextColumn("{task.fields[info]}"), TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=False, disable=disable) as bar:
+        tasks: dict[str, Any] = {}
+
+        def progress(done: int, total: int, **info: Any) -> None:
+            phase = str(info.pop("phase", "training"))
+            if phase not in tasks:
+                tasks[phase] = bar.add_task(f"{what} {phase}", total=None, info="")
+            text = "  ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in info.items())
+            bar.update(tasks[phase], completed=done, total=total, info=text)
+
+        yield progress
+
+
 def _write_release(result, out: Path) -> None:
     from graphpriv.data.files import write_released_graph
 
@@ -227,8 +242,8 @@ def attack(
     data = load(dataset)
     protocol = SensitiveLinkProtocol(data, seed=seed, sensitive_ratio=sensitive_ratio, test_ratio=test_ratio)
     pairs = read_released_graph(graph, protocol.num_nodes)
-    with console.status(f"attacking {graph.name} ({pairs.shape[1]} edges) ..."):
-        report = protocol.evaluate(pairs, attacks=attacks, utility=utility)
+    with _phase_bars(f"{graph.name} ({pairs.shape[1]} edges)", disable=as_json) as progress:
+        report = protocol.evaluate(pairs, attacks=attacks, utility=utility, progress=progress)
     if as_json:
         print(report.model_dump_json(indent=2))
         return
@@ -379,7 +394,8 @@ def reproduce(
                       soft_wrap=True)
         return
     grid = resolve(table)  # an unknown table or a bad grid file fails here, before any work
-    columns = (TextColumn(table), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn())
+    columns = (TextColumn(table), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+               TimeRemainingColumn())
     with Progress(*columns, console=console, disable=from_results) as bar:
         task = bar.add_task(table, total=None)
         out, counts = run_reproduce(grid, seeds=seeds, quick=quick, store=store, workers=workers,

@@ -104,6 +104,12 @@ def test_publish_with_out_then_attack_the_file(tmp_path):
         protocol = SensitiveLinkProtocol(__import__("graphpriv.data", fromlist=["load"]).load(str(source)), seed=2)
         direct = protocol.evaluate(pairs, attacks="cn,ra", utility=False)
         assert report["attack_auc"] == pytest.approx(direct.attack_auc)
+    # without --json: a bar per phase with counts (the two attacks, then the two utility tasks)
+    res = runner.invoke(app, ["attack", "-g", str(out), "-d", str(source), "--seed", "2", "-a", "cn,ra", "--utility"])
+    assert res.exit_code == 0, res.output
+    bars = [line for line in res.output.splitlines() if "pub.npz" in line and "/2" in line]
+    assert any("attacks" in line and "2/2" in line for line in bars), res.output
+    assert any("utility" in line and "2/2" in line for line in bars), res.output
 
 
 def test_attack_and_out_errors(tmp_path):
@@ -135,3 +141,16 @@ def test_privdpr_writes_its_synthetic_graph(tmp_path):
     assert res.exit_code == 0, res.output
     assert read_released_graph(out, 90).shape == (2, 40)
     assert "node-level" in res.output and "2.0000" in res.output
+
+
+def test_a_run_shows_a_bar_per_phase_with_counts(tmp_path):
+    data = random_graph(120, 0.08, seed=5)
+    source = tmp_path / "g.txt"
+    np.savetxt(source, data.edge_index.numpy().T, fmt="%d")
+    res = runner.invoke(app, ["run", "random-perturb", "-d", str(source), "--no-store", "--set", "attacks=cn,ra",
+                              "--set", "utility=false"])
+    assert res.exit_code == 0, res.output
+    bars = [line for line in res.output.splitlines() if line.startswith("random-perturb ")]
+    assert any(" attacks " in line and "2/2" in line for line in bars), res.output
+    assert any("baseline attacks" in line and "2/2" in line for line in bars), res.output
+    assert any("training" in line and "1/1" in line for line in bars), res.output

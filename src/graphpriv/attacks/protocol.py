@@ -30,6 +30,7 @@ from graphpriv.attacks.suite import attack_auc, make_attack, resolve_attacks
 from graphpriv.data.splits import node_split, sensitive_link_split
 from graphpriv.nn.gae import gae_embeddings
 from graphpriv.nn.gcn import train_node_classifier
+from graphpriv.progress import Progress, phase_progress
 
 __all__ = ["ProtocolReport", "SensitiveLinkProtocol"]
 
@@ -114,14 +115,20 @@ class SensitiveLinkProtocol:
         return PublishedGraph(pairs, self.num_nodes, self.x)
 
     def attack(self, graph: PublishedGraph, attacks: str | Iterable[str] = "all", *,
-               attack_kwargs: dict[str, dict] | None = None) -> tuple[dict[str, float], dict[str, float]]:
+               attack_kwargs: dict[str, dict] | None = None,
+               progress: Progress | None = None) -> tuple[dict[str, float], dict[str, float]]:
         """Run attacks on ``graph``; returns ``(auc per id, seconds per id)``.
 
         node2vec / GAE embeddings are computed once and shared by the ``sim`` and ``ml`` heads.
+        ``progress(done, total, phase="attacks", attack=<id>)`` is called before each attack and
+        after the last.
         """
         aucs, seconds = {}, {}
         shared = self._shared.get(id(graph), {})  # shared across calls only inside evaluate()
-        for name in resolve_attacks(attacks):
+        names = resolve_attacks(attacks)
+        report = phase_progress(progress, "attacks")
+        for i, name in enumerate(names):
+            report(i, len(names), attack=name)
             attack = make_attack(name, seed=self.seed, **(attack_kwargs or {}).get(name, {}))
             key = getattr(attack, "embedder", None)
             if isinstance(attack, EmbeddingAttack) and key in shared:
@@ -130,6 +137,8 @@ class SensitiveLinkProtocol:
                                                    self.split.sensitive_neg)
             if isinstance(attack, EmbeddingAttack) and not attack.embed_kwargs:
                 shared.setdefault(key, attack.embeddings_)
+        if names:
+            report(len(names), len(names), attack="done")
         return aucs, seconds
 
     def link_prediction_utility(self, graph: PublishedGraph) -> float:
@@ -160,13 +169,16 @@ class SensitiveLinkProtocol:
         return float(f1_score(self.labels[test].numpy(), pred[test].numpy(), average="micro"))
 
     def evaluate(self, published: PublishedGraph | np.ndarray, *, attacks: str | Iterable[str] = "all",
-                 utility: bool = True, attack_kwargs: dict[str, dict] | None = None) -> ProtocolReport:
+                 utility: bool = True, attack_kwargs: dict[str, dict] | None = None,
+                 progress: Progress | None = None) -> ProtocolReport:
         """Attack and (optionally) measure the utility of a published graph.
 
         Args:
             published: A :class:`PublishedGraph` or ``[2, E']`` pairs over this dataset's node ids.
             attacks: ``"all"``, ids, or ``[]`` for none. utility: also measure LP AUC and NC F1.
             attack_kwargs: Per-attack constructor overrides, e.g. ``{"seal": {"epochs": 5}}``.
+            progress: told of each attack (phase ``attacks``) and of the utility tasks (phase
+                ``utility``: 0, 1, 2 of 2), :class:`~graphpriv.methods.base.Progress`.
 
         Returns:
             :class:`ProtocolReport`.
@@ -180,12 +192,13 @@ class SensitiveLinkProtocol:
                              f"{self.num_nodes} (published graphs keep the dataset's node ids)")
         self._shared[id(graph)] = {}
         try:
-            return self._evaluate(graph, attacks, utility, attack_kwargs)
+            return self._evaluate(graph, attacks, utility, attack_kwargs, progress)
         finally:
             self._shared.pop(id(graph), None)
 
-    def _evaluate(self, graph, attacks, utility, attack_kwargs) -> ProtocolReport:
-        aucs, seconds = self.attack(graph, attacks, attack_kwargs=attack_kwargs) if attacks else ({}, {})
+    def _evaluate(self, graph, attacks, utility, attack_kwargs, progress) -> ProtocolReport:
+        aucs, seconds = (self.attack(graph, attacks, attack_kwargs=attack_kwargs, progress=progress) if attacks
+                         else ({}, {}))
         report = ProtocolReport(
             dataset=str(self.data.name), seed=self.seed, attack_auc=aucs, attack_seconds=seconds,
             input_edges=self.input_graph.num_edges, published_edges=graph.num_edges,
@@ -193,7 +206,11 @@ class SensitiveLinkProtocol:
             test_published=int(graph.contains(self.split.test_pos).sum()))
         if utility:
             start = time.perf_counter()
+            step = phase_progress(progress, "utility")
+            step(0, 2, task="link prediction (GAE)")
             report.lp_auc = self.link_prediction_utility(graph)
+            step(1, 2, task="node classification (GCN)")
             report.nc_f1 = self.node_classification_utility(graph)
+            step(2, 2, task="done")
             report.attack_seconds["utility"] = time.perf_counter() - start
         return report

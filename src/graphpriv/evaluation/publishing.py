@@ -40,6 +40,7 @@ from graphpriv.methods.publishing import (
     RandomPerturbConfig,
     expected_edgerand_edges,
 )
+from graphpriv.progress import prefixed_progress
 
 __all__ = [
     "evaluate_release",
@@ -83,7 +84,8 @@ def publish_on_protocol(estimator: GraphPublisher, protocol: SensitiveLinkProtoc
 
 
 def evaluate_release(config: PublishConfig, protocol: SensitiveLinkProtocol, estimator: GraphPublisher, *,
-                     method: str, seed: int, timer: Timer, info: dict[str, Any] | None = None) -> Result:
+                     method: str, seed: int, timer: Timer, info: dict[str, Any] | None = None,
+                     progress: Progress = no_progress) -> Result:
     """Attack and measure a fitted publisher's release under ``protocol``.
 
     Args:
@@ -91,7 +93,9 @@ def evaluate_release(config: PublishConfig, protocol: SensitiveLinkProtocol, est
             LP AUC and NC F1). protocol: the run's split. estimator: a fitted publisher
             (``released_``, ``privacy_report_``). method, seed: the run's id and seed.
         timer: the run's :class:`Timer` (``evaluation`` phase added). info: method facts to keep
-            (the protocol's counts are added after them).
+            (the protocol's counts are added after them). progress: told of the attacks and the
+            utility tasks on the release, then on the input graph (phases ``attacks``,
+            ``utility``, ``baseline attacks``, ``baseline utility``).
 
     Returns:
         :class:`~graphpriv.methods.base.Result`: metrics ``attack_auc_<id>``, ``lp_auc``,
@@ -105,9 +109,10 @@ def evaluate_release(config: PublishConfig, protocol: SensitiveLinkProtocol, est
     info = dict(info or {})
     with timer.phase("evaluation"):
         attacks = [] if config.attacks.strip() == "none" else config.attacks
-        report = protocol.evaluate(graph, attacks=attacks, utility=config.utility)
+        report = protocol.evaluate(graph, attacks=attacks, utility=config.utility, progress=progress)
     with timer.phase("baseline"):  # the same attacks and utility on the input graph, released unchanged
-        unchanged = protocol.evaluate(protocol.input_graph, attacks=attacks, utility=config.utility)
+        unchanged = protocol.evaluate(protocol.input_graph, attacks=attacks, utility=config.utility,
+                                      progress=prefixed_progress(progress, "baseline"))
     kept = int(protocol.input_graph.contains(graph.pairs).sum())
     info.update(input_edges=report.input_edges, published_edges=report.published_edges,
                 kept_input_edges=kept, sensitive_published=report.sensitive_published,
@@ -150,7 +155,8 @@ def run_random_perturb(config: RandomPerturbConfig, data: Data, *, seed: int, me
         DatasetError: an invalid graph or too few edges. ConfigError: a bad seed.
     """
     est, protocol, timer = _run(RandomPerturb, config, data, seed=seed, method=method, progress=progress)
-    return evaluate_release(config, protocol, est, method=method, seed=est.random_state, timer=timer)
+    return evaluate_release(config, protocol, est, method=method, seed=est.random_state, timer=timer,
+                            progress=progress)
 
 
 def run_dice(config: DiceConfig, data: Data, *, seed: int, method: str = "dice",
@@ -161,7 +167,8 @@ def run_dice(config: DiceConfig, data: Data, *, seed: int, method: str = "dice",
     Args, Returns, Raises: as :func:`run_random_perturb` (``config``: a ``DiceConfig``).
     """
     est, protocol, timer = _run(DICE, config, data, seed=seed, method=method, progress=progress)
-    return evaluate_release(config, protocol, est, method=method, seed=est.random_state, timer=timer)
+    return evaluate_release(config, protocol, est, method=method, seed=est.random_state, timer=timer,
+                            progress=progress)
 
 
 def run_edgerand(config: EdgeRandConfig, data: Data, *, seed: int, method: str = "edgerand",
@@ -179,7 +186,7 @@ def run_edgerand(config: EdgeRandConfig, data: Data, *, seed: int, method: str =
     est, protocol, timer = _run(EdgeRand, config, data, seed=seed, method=method, progress=progress)
     expected = expected_edgerand_edges(protocol.input_graph.num_edges, protocol.num_nodes, config.epsilon)
     return evaluate_release(config, protocol, est, method=method, seed=est.random_state, timer=timer,
-                            info={"expected_published_edges": expected})
+                            info={"expected_published_edges": expected}, progress=progress)
 
 
 def run_lapgraph(config: LapGraphPublishConfig, data: Data, *, seed: int, method: str = "lapgraph",
@@ -194,7 +201,8 @@ def run_lapgraph(config: LapGraphPublishConfig, data: Data, *, seed: int, method
         DatasetError: an invalid graph or too few edges. ConfigError: a bad seed.
     """
     est, protocol, timer = _run(LapGraph, config, data, seed=seed, method=method, progress=progress)
-    return evaluate_release(config, protocol, est, method=method, seed=est.random_state, timer=timer)
+    return evaluate_release(config, protocol, est, method=method, seed=est.random_state, timer=timer,
+                            progress=progress)
 
 
 def run_ppgsl(config: PPGSLConfig, data: Data, *, seed: int, method: str = "ppgsl",
@@ -221,4 +229,5 @@ def run_ppgsl(config: PPGSLConfig, data: Data, *, seed: int, method: str = "ppgs
             "final_priv_loss": steps[-1]["priv"] if steps else None,
             "final_util_loss": steps[-1]["util"] if steps else None,
             "surrogate_losses": [h["surrogate_loss"] for h in est.history_ if "surrogate_loss" in h]}
-    return evaluate_release(config, protocol, est, method=method, seed=est.random_state, timer=timer, info=info)
+    return evaluate_release(config, protocol, est, method=method, seed=est.random_state, timer=timer, info=info,
+                            progress=progress)

@@ -36,7 +36,7 @@ from graphpriv.data.splits import LinkSplit, link_split
 from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
 from graphpriv.evaluation.baselines import chance_link_prediction
 from graphpriv.evaluation.link import training_graph
-from graphpriv.methods.base import Baseline, Progress, Result, Timer, no_progress
+from graphpriv.methods.base import Baseline, Progress, Result, Timer, no_progress, phase_progress
 from graphpriv.methods.privdpr import PrivDPR, PrivDPRConfig
 from graphpriv.metrics.graph_stats import graph_stats, structural_errors
 from graphpriv.nn.gae import gae_embeddings
@@ -53,7 +53,8 @@ def run_privdpr(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "
             noise whatever ``private`` says). data: the whole graph (``edge_index``, ``num_nodes``;
             ``y [N]`` optional, for NC F1). seed: seeds the split, the estimator
             (``random_state``) and its generation. method: the id recorded. progress: called
-            after every training epoch.
+            after every training epoch, then for the phases ``generation``, ``evaluation`` and
+            ``attacks`` (:func:`~graphpriv.progress.phase_progress`).
 
     Returns:
         :class:`Result` with metrics ``lp_auc``, ``nc_f1`` (labelled graphs), the structural errors
@@ -84,7 +85,9 @@ def run_privdpr(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "
     with timer.phase("training"):
         estimator.fit(training_graph(data, split), progress=progress)
     with timer.phase("generation"):
+        phase_progress(progress, "generation")(0, 1)
         estimator.generate()
+        phase_progress(progress, "generation")(1, 1)
     release = estimator.released_
     trained = dict(estimator.info_)
     head = ("depth", "iterations", "batch_pairs", "noise_multiplier", "noise_std", "edge_count_source")
@@ -97,16 +100,21 @@ def run_privdpr(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "
         metrics["signal_to_noise"] = metrics["gradient_norm"] / float(info["noise_norm"])
     baselines = [chance_link_prediction("lp_auc")]
     if config.evaluate:
+        step = phase_progress(progress, "evaluation")
         with timer.phase("evaluation"):
+            step(0, 2, task="structure and utility of the synthetic graph")
             metrics.update(evaluate_synthetic(release, adj, split, getattr(data, "y", None), seed=seed))
         with timer.phase("baseline"):  # the input (training) graph's own utility: the ceiling
+            step(1, 2, task="utility of the input graph (baseline)")
             unchanged = PublishedGraph(split.train_edge_index, int(data.num_nodes))
             ceiling = graph_utility(unchanged, split, getattr(data, "y", None), seed=seed)
+            step(2, 2, task="done")
         baselines += [Baseline(name="input graph", metric=name, value=value, better="reference")
                       for name, value in ceiling.items()]
     if config.attacks.strip() != "none" and release.num_edges:
         with timer.phase("attacks"):
-            metrics.update(attack_synthetic(config.attacks, release, split, seed=seed))
+            metrics.update(attack_synthetic(config.attacks, release, split, seed=seed,
+                                            progress=phase_progress(progress, "attacks")))
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics=metrics, privacy=estimator.privacy_report_,
                   timings=timer.finish(), info=info, baselines=baselines).with_release(release).with_estimator(estimator)
@@ -165,7 +173,8 @@ def graph_utility(graph: PublishedGraph, split: LinkSplit, labels=None, *, seed:
     return metrics
 
 
-def attack_synthetic(attacks: str, release: PublishedGraph, split: LinkSplit, *, seed: int) -> dict[str, float]:
+def attack_synthetic(attacks: str, release: PublishedGraph, split: LinkSplit, *, seed: int,
+                     progress: Progress = no_progress) -> dict[str, float]:
     """Link inference from the synthetic graph: real edges the generator trained on (as many as
     there are held-out edges, drawn at random) against the split's non-edges; 0.5 = guessing.
 
@@ -174,11 +183,18 @@ def attack_synthetic(attacks: str, release: PublishedGraph, split: LinkSplit, *,
         split: the run's split (``train_edge_index [2, E]``, ``test_neg [2, Q]``). seed: the
             draw of the positives and the attacks' seed.
 
+        progress: called before each attack and after the last, ``(done, total, attack=<id>)``.
+
     Returns:
         ``attack_auc_<id>`` per attack.
     """
     rng = np.random.default_rng([seed, 181])
     train = split.train_edge_index
     positives = train[:, rng.choice(train.shape[1], min(train.shape[1], split.test_neg.shape[1]), replace=False)]
-    return {f"attack_auc_{name}": attack_auc(make_attack(name, seed=seed), release, positives, split.test_neg)[0]
-            for name in resolve_attacks(attacks)}
+    names = resolve_attacks(attacks)
+    out = {}
+    for i, name in enumerate(names):
+        progress(i, len(names), attack=name)
+        out[f"attack_auc_{name}"] = attack_auc(make_attack(name, seed=seed), release, positives, split.test_neg)[0]
+    progress(len(names), len(names), attack="done")
+    return out

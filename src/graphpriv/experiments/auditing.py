@@ -111,11 +111,8 @@ def run_audit(method: str, data: Data, *, epsilon: float = 1.0, canaries: int | 
     entry = AUDITS[ESTIMATORS[run_id]]
     fields = method_spec(run_id).config_cls.model_fields
     overrides: dict[str, Any] = {k: v for k, v in entry.preset.items() if k in fields}
-    if "epsilon" in fields:
+    if "epsilon" in fields:  # the rankers' epsilon is a top-K list's: epsilon_p = epsilon / K
         overrides["epsilon"] = epsilon
-    elif "epsilon_p" in fields:  # a top-K list costs K epsilon_p: the list's claim is --epsilon
-        top_k = {**overrides, **(settings or {})}.get("top_k", make_config(run_id, {}).top_k)
-        overrides["epsilon_p"] = epsilon / top_k
     if epochs is not None:
         overrides["epochs"] = epochs
     if ratio is not None:

@@ -6,11 +6,12 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from graphpriv.privacy.report import PrivacyReport
+from graphpriv.progress import Progress, no_progress, phase_progress  # noqa: F401 (re-exported: methods and protocols take them from here)
 
 
 class MethodConfig(BaseModel):
@@ -125,12 +126,6 @@ class Result(BaseModel):
         return f"({p.epsilon:.4f}, {p.delta:g})-DP, {p.unit}-level, {p.accounting} accounting"
 
 
-class Progress(Protocol):
-    """Callback a method reports training progress to: ``progress(done, total, **info)``."""
-
-    def __call__(self, done: int, total: int, **info: float) -> None: ...
-
-
 class Timer:
     """Accumulates wall time per named phase."""
 
@@ -155,10 +150,6 @@ class Timer:
     def finish(self) -> dict[str, float]:
         """The timings with ``total`` added."""
         return {**self.timings, "total": time.perf_counter() - self._start}
-
-
-def no_progress(done: int, total: int, **info: float) -> None:
-    """A :class:`Progress` that does nothing."""
 
 
 RunFn = Callable[..., Result]
