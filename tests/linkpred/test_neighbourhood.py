@@ -71,3 +71,82 @@ def test_cap_subgraph_size_keeps_targets_and_closest_nodes():
         loc = capped.local_edges[:, capped.edge_ptr[i]:capped.edge_ptr[i + 1]]
         assert np.array_equal(new[loc], e_new)
     assert cap_subgraph_size(full, 10_000, np.random.default_rng(0)) is full
+
+
+def _same_sets(a, b) -> bool:
+    fields = ("links", "labels", "node_ptr", "nodes", "z", "edge_ptr", "edges", "local_edges")
+    return all(getattr(a, f).shape == getattr(b, f).shape and np.array_equal(getattr(a, f), getattr(b, f))
+               for f in fields)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(6, 60), p=st.floats(0.02, 0.9), seed=st.integers(0, 10_000), h=st.integers(1, 3),
+       cap=st.integers(2, 30))
+def test_capped_extraction_is_the_whole_subgraphs_cut_afterwards(n, p, seed, h, cap):
+    """The cut made during extraction equals cap_subgraph_size on the whole subgraphs, bit for bit,
+    with the same draws: same nodes in the same order, same edges, and the DRNL labels of the whole
+    subgraphs (sparse graphs with unreachable nodes and dense ones where the search stops early)."""
+    from graphpriv.linkpred.subgraphs import cap_subgraph_size
+
+    graph = random_graph(n, p, seed=seed)
+    adj = to_csr(undirected_pairs(graph.edge_index), n)
+    rng = np.random.default_rng(seed)
+    links = rng.integers(0, n, size=(2, 25))
+    links = links[:, links[0] != links[1]]
+    labels = rng.integers(0, 2, links.shape[1]).astype(float)
+    whole = extract_subgraphs(adj, links, labels, extractor=Extractor.NEIGHBOURHOOD, h=h)
+    want = cap_subgraph_size(whole, cap, np.random.default_rng([seed, 29]))
+    got = extract_subgraphs(adj, links, labels, extractor=Extractor.NEIGHBOURHOOD, h=h, max_nodes=cap,
+                            rng=np.random.default_rng([seed, 29]))
+    assert _same_sets(want, got)
+
+
+def test_capped_extraction_on_a_dense_graph_stops_at_the_common_neighbours():
+    """A near-complete graph: every 2-hop subgraph is the whole graph; the kept nodes are common
+    neighbours (label 2), as the whole subgraphs cut afterwards give."""
+    from graphpriv.linkpred.subgraphs import cap_subgraph_size
+
+    n = 150
+    graph = random_graph(n, 0.6, seed=1)
+    adj = to_csr(undirected_pairs(graph.edge_index), n)
+    links = undirected_pairs(graph.edge_index)[:, :40]
+    whole = extract_subgraphs(adj, links, np.ones(40), extractor=Extractor.NEIGHBOURHOOD, h=2)
+    assert (whole.num_nodes_per_subgraph == n).all()
+    want = cap_subgraph_size(whole, 20, np.random.default_rng(7))
+    got = extract_subgraphs(adj, links, np.ones(40), extractor=Extractor.NEIGHBOURHOOD, h=2, max_nodes=20,
+                            rng=np.random.default_rng(7))
+    assert _same_sets(want, got)
+    assert (got.num_nodes_per_subgraph == 20).all()
+    assert set(np.unique(got.z).tolist()) == {1, 2}
+
+
+def test_capped_extraction_without_a_cut_draws_nothing():
+    graph = random_graph(40, 0.05, seed=2)
+    adj = to_csr(undirected_pairs(graph.edge_index), 40)
+    links = np.array([[0, 3, 5], [1, 4, 9]])
+    rng = np.random.default_rng(0)
+    got = extract_subgraphs(adj, links, np.zeros(3), extractor=Extractor.NEIGHBOURHOOD, h=1, max_nodes=40, rng=rng)
+    assert _same_sets(got, extract_subgraphs(adj, links, np.zeros(3), extractor=Extractor.NEIGHBOURHOOD, h=1))
+    assert rng.random() == np.random.default_rng(0).random()  # the generator was not used
+    with pytest.raises(ValueError, match="'max_nodes' cuts neighbourhood subgraphs"):
+        extract_subgraphs(adj, links, np.zeros(3), extractor=Extractor.PATH, k=2, max_nodes=10,
+                          rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="'max_nodes' must be >= 2"):
+        extract_subgraphs(adj, links, np.zeros(3), extractor=Extractor.NEIGHBOURHOOD, h=1, max_nodes=1,
+                          rng=np.random.default_rng(0))
+
+
+def test_subgraph_set_degrees_and_target_edges_are_the_subgraphs_own():
+    graph = random_graph(50, 0.15, seed=4)
+    adj = to_csr(undirected_pairs(graph.edge_index), 50)
+    links = np.array([[0, 2, 8, 11], [1, 30, 9, 40]])
+    s = extract_subgraphs(adj, links, np.zeros(4), extractor=Extractor.NEIGHBOURHOOD, h=1)
+    ptr, src, dst = s.target_edges
+    for i in range(len(s)):
+        size = s.node_ptr[i + 1] - s.node_ptr[i]
+        a, b = s.local_edges[:, s.edge_ptr[i]:s.edge_ptr[i + 1]]
+        dense = np.zeros((size, size), dtype=int)
+        dense[a, b] = dense[b, a] = 1
+        assert np.array_equal(s.degrees[s.node_ptr[i]:s.node_ptr[i + 1]], dense.sum(1))
+        into = {(int(x), int(y)) for x, y in zip(src[ptr[i]:ptr[i + 1]], dst[ptr[i]:ptr[i + 1]])}
+        assert into == {(int(x), int(y)) for y in (0, 1) for x in np.flatnonzero(dense[:, y])}

@@ -73,3 +73,67 @@ def test_weighted_propagation_equals_pyg_gcnconv_with_gradients():
     (ref ** 2).sum().backward()
     (ours ** 2).sum().backward()
     assert torch.allclose(t1.grad, t2.grad, atol=1e-4) and torch.allclose(x1.grad, x2.grad, atol=1e-4)
+
+
+def _codes(pairs, n):
+    from graphpriv.data.graph import pair_codes
+
+    return np.sort(pair_codes(np.asarray(pairs), n))
+
+
+@pytest.mark.parametrize("density", [0.01, 0.3, 0.7, 0.97])
+def test_sample_absent_pairs_gives_distinct_non_edges_reproducibly(density):
+    """Rejection over the sorted codes (sparse) or a choice from the complement (dense): always
+    ``count`` distinct pairs u < v outside the graph, the same ones for the same generator state."""
+    from graphpriv.data.graph import sample_absent_pairs
+
+    n = 80
+    total = n * (n - 1) // 2
+    rng = np.random.default_rng(0)
+    codes = np.sort(rng.choice(total, int(density * total), replace=False))
+    count = min(300, total - codes.size)
+    pairs = sample_absent_pairs(codes, n, count, np.random.default_rng(3))
+    assert pairs.shape == (2, count) and pairs.dtype == np.int64
+    assert (pairs[0] < pairs[1]).all() and pairs.min() >= 0 and pairs.max() < n
+    got = _codes(pairs, n)
+    assert np.unique(got).size == count and not np.isin(got, codes).any()
+    assert np.array_equal(pairs, sample_absent_pairs(codes, n, count, np.random.default_rng(3)))
+    assert not np.array_equal(pairs, sample_absent_pairs(codes, n, count, np.random.default_rng(4)))
+
+
+def test_sample_absent_pairs_on_a_near_complete_graph_and_its_limits():
+    from graphpriv.data.graph import sample_absent_pairs
+
+    n = 30
+    total = n * (n - 1) // 2
+    codes = np.delete(np.arange(total), [3, 100, 200, 401])  # four pairs are not edges
+    pairs = sample_absent_pairs(codes, n, 4, np.random.default_rng(0))
+    assert sorted(_codes(pairs, n).tolist()) == [3, 100, 200, 401]
+    assert sample_absent_pairs(codes, n, 0, np.random.default_rng(0)).shape == (2, 0)
+    with pytest.raises(ValueError, match="cannot draw 5 pairs"):
+        sample_absent_pairs(codes, n, 5, np.random.default_rng(0))
+    # uniform: on an empty graph of 5 nodes, every one of the 10 pairs is drawn about as often
+    counts = np.zeros(10)
+    for seed in range(2000):
+        counts[_codes(sample_absent_pairs(np.empty(0, np.int64), 5, 2, np.random.default_rng(seed)), 5)] += 1
+    assert counts.min() > 330 and counts.max() < 470  # expected 400 each
+
+
+@pytest.mark.usefixtures("one_thread")
+def test_gae_keeps_pyg_sampling_up_to_the_threshold_and_samples_above():
+    """Up to ``sample_above`` edges the GAE is today's (every edge, PyG's negatives): the same
+    embeddings with or without the sampling settings. Above it, each epoch reads a sample: still
+    reproducible by seed, and the two communities still apart."""
+    edge_index, n = _two_cliques()
+    full = gae_embeddings(edge_index, n, None, epochs=60, seed=1)
+    assert torch.equal(full, gae_embeddings(edge_index, n, None, epochs=60, seed=1, edges_per_epoch=None))
+    sampled = gae_embeddings(edge_index, n, None, epochs=60, seed=1, edges_per_epoch=20, sample_above=40)
+    assert not torch.equal(full, sampled)
+    assert torch.equal(sampled, gae_embeddings(edge_index, n, None, epochs=60, seed=1, edges_per_epoch=20,
+                                               sample_above=40))
+    z = torch.nn.functional.normalize(gae_embeddings(edge_index, n, None, epochs=150, seed=1, edges_per_epoch=20,
+                                                     sample_above=40), dim=1)
+    sim = z @ z.T
+    assert sim[1:8, 1:8].mean() > sim[1:8, 9:16].mean() + 0.2
+    with pytest.raises(ValueError, match="'edges_per_epoch' must be in"):
+        gae_embeddings(edge_index, n, None, edges_per_epoch=50, sample_above=40)

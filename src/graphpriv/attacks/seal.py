@@ -20,7 +20,6 @@ from graphpriv.linkpred.drnl import max_drnl_label
 from graphpriv.linkpred.subgraphs import (
     Extractor,
     SubgraphSet,
-    cap_subgraph_size,
     collate_dense,
     extract_subgraphs,
 )
@@ -74,11 +73,13 @@ class SEALAttack(LinkAttack):
         self.label_cap = max_drnl_label(4 * h)
 
     def _subgraphs(self, pairs: np.ndarray, labels: np.ndarray) -> SubgraphSet:
-        subgraphs = extract_subgraphs(self.graph_.adjacency, pairs, labels, extractor=Extractor.NEIGHBOURHOOD,
-                                      h=self.h)
+        """The h-hop subgraphs of ``pairs`` in the published graph, cut to ``max_nodes`` (ties drawn
+        from ``default_rng([seed, 29])``) as they are extracted: a dense release's 2-hop subgraphs
+        are the whole graph, and are never listed whole."""
         if self.max_nodes is None:
-            return subgraphs
-        return cap_subgraph_size(subgraphs, self.max_nodes, np.random.default_rng([self.seed, 29]))
+            return extract_subgraphs(self.graph_.adjacency, pairs, labels, extractor=Extractor.NEIGHBOURHOOD, h=self.h)
+        return extract_subgraphs(self.graph_.adjacency, pairs, labels, extractor=Extractor.NEIGHBOURHOOD, h=self.h,
+                                 max_nodes=self.max_nodes, rng=np.random.default_rng([self.seed, 29]))
 
     def _fit(self, graph: PublishedGraph) -> None:
         rng = np.random.default_rng([self.seed, 23])

@@ -223,3 +223,49 @@ def decode_pairs(codes: np.ndarray, num_nodes: int) -> np.ndarray:
         u = np.where(start(u) > codes, u - 1, u)
         u = np.where(start(u + 1) <= codes, u + 1, u)
     return np.stack([u, codes - start(u) + u + 1])
+
+
+def sample_absent_pairs(codes: np.ndarray, num_nodes: int, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` distinct node pairs drawn uniformly among the pairs whose code is not in ``codes``.
+
+    Negative sampling at the speed of the graph: a vectorised rejection over the sorted pair codes
+    (:func:`pair_codes`; each batch of uniform codes is checked with one ``searchsorted``, never a
+    Python loop per pair), or, when the pairs left are few (more than half of all pairs are in
+    ``codes``, or ``count`` is more than half of what is left), a uniform choice from the
+    enumerated complement (its size is then at most twice ``codes`` or four times ``count``).
+
+    Args:
+        codes: ``[E]`` sorted, distinct int64 pair codes to avoid (e.g. a graph's edges,
+            :attr:`graphpriv.data.release.PublishedGraph.codes`). num_nodes: N.
+        count: pairs to draw. rng: numpy Generator (the draws are a function of its state).
+
+    Returns:
+        ``[2, count]`` int64 pairs with u < v, distinct, none in ``codes``, in random order.
+
+    Raises:
+        ValueError: fewer than ``count`` pairs are not in ``codes``, or ``count < 0``.
+    """
+    total = num_nodes * (num_nodes - 1) // 2
+    codes = np.asarray(codes, dtype=np.int64)
+    free = total - codes.size
+    if count < 0 or count > free:
+        raise ValueError(f"cannot draw {count} pairs outside {codes.size} of the {total} node pairs of a graph on "
+                         f"{num_nodes} nodes ({free} left)")
+    if count == 0:
+        return np.empty((2, 0), dtype=np.int64)
+    if 2 * codes.size > total or 2 * count > free:  # dense: draw from the complement itself
+        keep = np.ones(total, dtype=bool)
+        keep[codes] = False
+        return decode_pairs(rng.choice(np.flatnonzero(keep), count, replace=False), num_nodes)
+    chosen = np.empty(0, dtype=np.int64)
+    while chosen.size < count:
+        need = count - chosen.size
+        draw = rng.integers(0, total, size=int(need * 1.1 * total / free) + 16)
+        distinct, first = np.unique(draw, return_index=True)  # sorted: the lookup below walks codes once
+        if codes.size:
+            first = first[codes[np.minimum(np.searchsorted(codes, distinct), codes.size - 1)] != distinct]
+        draw = draw[np.sort(first)]  # the accepted draws, distinct, in the order drawn
+        if chosen.size:
+            draw = draw[~np.isin(draw, chosen)]
+        chosen = np.concatenate([chosen, draw[:need]])
+    return decode_pairs(chosen, num_nodes)

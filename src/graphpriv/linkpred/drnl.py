@@ -28,6 +28,13 @@ def max_drnl_label(max_distance_sum: int) -> int:
 
 
 @njit(cache=True)
+def drnl_of(du, dv):  # pragma: no cover - compiled
+    """:func:`drnl_label` of a node that reaches both targets (``du, dv >= 1``), compiled."""
+    d = du + dv
+    return 1 + min(du, dv) + (d // 2) * ((d // 2) + d % 2 - 1)
+
+
+@njit(cache=True)
 def _bfs_local(indptr, indices, source, banned, dist, queue):  # pragma: no cover - compiled
     dist[:] = -1
     dist[source] = 0
@@ -97,8 +104,7 @@ def localize_and_label(node_ptr, nodes, edge_ptr, edge_a, edge_b, num_global):  
             elif a < 0 or b < 0:
                 z[n0 + j] = 0
             else:
-                d = a + b
-                z[n0 + j] = 1 + min(a, b) + (d // 2) * ((d // 2) + d % 2 - 1)
+                z[n0 + j] = drnl_of(a, b)
         for j in range(size):
             local[nodes[n0 + j]] = -1
     return local_a, local_b, z

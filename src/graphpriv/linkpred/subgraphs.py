@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -11,8 +12,9 @@ import torch
 from torch import Tensor
 
 from graphpriv.linkpred.drnl import localize_and_label
-from graphpriv.linkpred.neighbourhood import neighbourhood_subgraphs
+from graphpriv.linkpred.neighbourhood import capped_neighbourhood_subgraphs, neighbourhood_subgraphs
 from graphpriv.linkpred.paths import path_subgraph_edges, path_subgraph_nodes
+from graphpriv.nn.subgraph_gnn import SparseBatch
 
 
 class Extractor(str, enum.Enum):
@@ -47,6 +49,29 @@ class SubgraphSet:
     def __len__(self) -> int:
         return int(self.links.shape[1])
 
+    @cached_property
+    def degrees(self) -> np.ndarray:
+        """``[total_nodes]`` int64: each node's neighbours in its own subgraph (computed once, for
+        every batch of every epoch)."""
+        offset = np.repeat(self.node_ptr[:-1], np.diff(self.edge_ptr))
+        total = self.nodes.size
+        return (np.bincount(offset + self.local_edges[0], minlength=total)
+                + np.bincount(offset + self.local_edges[1], minlength=total))
+
+    @cached_property
+    def target_edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(ptr [L+1], src [K], dst [K])`` int64 local ids: each subgraph's directed edges into its
+        targets (local 0 and 1), in subgraph order (computed once)."""
+        owner = np.repeat(np.arange(len(self)), np.diff(self.edge_ptr))
+        a, b = self.local_edges
+        into_b, into_a = b < 2, a < 2  # (a -> b) and (b -> a)
+        src = np.concatenate([a[into_b], b[into_a]])
+        dst = np.concatenate([b[into_b], a[into_a]])
+        own = np.concatenate([owner[into_b], owner[into_a]])
+        order = np.argsort(own, kind="stable")
+        ptr = np.concatenate([[0], np.cumsum(np.bincount(own, minlength=len(self)))])
+        return ptr, src[order], dst[order]
+
     @property
     def num_nodes_per_subgraph(self) -> np.ndarray:
         """``[L]`` node counts."""
@@ -54,7 +79,8 @@ class SubgraphSet:
 
 
 def extract_subgraphs(adj: sp.csr_matrix, links: np.ndarray, labels: np.ndarray, *,
-                      extractor: Extractor, k: int = 2, h: int = 1) -> SubgraphSet:
+                      extractor: Extractor, k: int = 2, h: int = 1, max_nodes: int | None = None,
+                      rng: np.random.Generator | None = None) -> SubgraphSet:
     """Extract and DRNL-label the subgraph of every link.
 
     Args:
@@ -62,18 +88,34 @@ def extract_subgraphs(adj: sp.csr_matrix, links: np.ndarray, labels: np.ndarray,
             training graph for training examples; the training graph for evaluation).
         links: ``[2, L]``. labels: ``[L]``. extractor: path or neighbourhood.
         k: path length bound (path extractor). h: hops (neighbourhood extractor).
+        max_nodes, rng: neighbourhood extractor only: cut every subgraph above ``max_nodes``
+            nodes to its closest ones, ties broken with ``rng``; the same set as
+            :func:`cap_subgraph_size` (``max_nodes``, ``rng``) of the whole subgraphs, bit for bit,
+            without listing them whole
+            (:func:`~graphpriv.linkpred.neighbourhood.capped_neighbourhood_subgraphs`).
 
     Returns:
         :class:`SubgraphSet`; the target edge is never part of its own subgraph.
+
+    Raises:
+        ValueError: ``max_nodes`` with the path extractor, or without ``rng``.
     """
     links = np.asarray(links, dtype=np.int64).reshape(2, -1)
     num_nodes = adj.shape[0]
+    cut_labels = None
+    if max_nodes is not None and (Extractor(extractor) is Extractor.PATH or rng is None):
+        raise ValueError("'max_nodes' cuts neighbourhood subgraphs and needs an 'rng' for its ties")
     if Extractor(extractor) is Extractor.PATH:
         edge_ptr, edges = path_subgraph_edges(adj, links, k=k)
         node_ptr, nodes = path_subgraph_nodes(edge_ptr, edges, links, num_nodes)
+    elif max_nodes is not None:
+        node_ptr, nodes, edge_ptr, edges, cut_labels = capped_neighbourhood_subgraphs(adj, links, h=h,
+                                                                                      max_nodes=max_nodes, rng=rng)
     else:
         node_ptr, nodes, edge_ptr, edges = neighbourhood_subgraphs(adj, links, h=h)
     la, lb, z = localize_and_label(node_ptr, nodes, edge_ptr, edges[0], edges[1], num_nodes)
+    if cut_labels is not None:  # a cut subgraph keeps the labels of the whole one
+        z = np.where(cut_labels >= 0, cut_labels, z)
     return SubgraphSet(links, np.asarray(labels, dtype=np.float32), node_ptr, nodes, z, edge_ptr,
                        edges, np.stack([la, lb]))
 
@@ -114,6 +156,43 @@ def collate_dense(subgraphs: SubgraphSet, indices: Tensor | np.ndarray, *,
     adj[owner, local, local] = 1.0
     y = torch.from_numpy(subgraphs.labels[idx])
     return (torch.from_numpy(z), torch.from_numpy(adj), torch.from_numpy(mask)), y
+
+
+def collate_sparse(subgraphs: SubgraphSet, indices: Tensor | np.ndarray, *,
+                   max_label: int) -> tuple[tuple[SparseBatch], Tensor]:
+    """A batch of subgraphs as one disjoint union, without padding (what :func:`collate_dense`
+    pads; :class:`~graphpriv.nn.subgraph_gnn.SubgraphGNN` gives both the same scores).
+
+    Work is O(nodes + edges into the targets) of the batch, with the per-node degrees and the
+    target edges computed once per set (:attr:`SubgraphSet.degrees`,
+    :attr:`SubgraphSet.target_edges`); the batch's full edge list is built only when a model reads it.
+
+    Args:
+        subgraphs: The set. indices: ``[B]`` example ids. max_label: DRNL labels are clamped to it.
+
+    Returns:
+        ``((batch,), y [B] float)`` with ``batch`` a :class:`~graphpriv.nn.subgraph_gnn.SparseBatch`
+        (``T`` nodes; ``width`` the largest subgraph).
+    """
+    idx = np.asarray(indices, dtype=np.int64)
+    sizes = subgraphs.node_ptr[idx + 1] - subgraphs.node_ptr[idx]
+    pos, owner = _ranges(subgraphs.node_ptr, idx)
+    ptr = np.concatenate([[0], np.cumsum(sizes)])
+    tptr, tsrc, tdst = subgraphs.target_edges
+    tpos, towner = _ranges(tptr, idx)
+
+    def load_edges() -> tuple[Tensor, Tensor]:
+        epos, eowner = _ranges(subgraphs.edge_ptr, idx)
+        a, b = subgraphs.local_edges[:, epos] + ptr[eowner]
+        return torch.from_numpy(np.concatenate([a, b])), torch.from_numpy(np.concatenate([b, a]))
+
+    batch = SparseBatch(z=torch.from_numpy(np.minimum(subgraphs.z[pos], max_label)), owner=torch.from_numpy(owner),
+                        local=torch.from_numpy(pos - subgraphs.node_ptr[idx][owner]), ptr=torch.from_numpy(ptr),
+                        degree=torch.from_numpy(subgraphs.degrees[pos].astype(np.float32)),
+                        target_src=torch.from_numpy(tsrc[tpos] + ptr[towner]),
+                        target_slot=torch.from_numpy(2 * towner + tdst[tpos]),
+                        width=int(sizes.max()) if idx.size else 1, load_edges=load_edges)
+    return (batch,), torch.from_numpy(subgraphs.labels[idx])
 
 
 def cap_subgraph_size(subgraphs: SubgraphSet, max_nodes: int, rng: np.random.Generator) -> SubgraphSet:

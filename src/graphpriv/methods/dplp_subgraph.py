@@ -51,6 +51,7 @@ from graphpriv.linkpred.subgraphs import (
     Extractor,
     SubgraphSet,
     collate_dense,
+    collate_sparse,
     extract_subgraphs,
 )
 from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress
@@ -140,9 +141,10 @@ def label_cap(config: DPLPConfig) -> int:
 
 
 def _scores(model: SubgraphGNN, subgraphs: SubgraphSet, config: DPLPConfig, cap: int) -> torch.Tensor:
-    """Sigmoid scores ``[L]`` of every subgraph, ``config.eval_batch_size`` at a time."""
+    """Sigmoid scores ``[L]`` of every subgraph, ``config.eval_batch_size`` at a time (sparse batches:
+    no padding to the largest subgraph of a chunk)."""
     chunks = np.array_split(np.arange(len(subgraphs)), max(1, math.ceil(len(subgraphs) / config.eval_batch_size)))
-    return predict(model, (collate_dense(subgraphs, c, max_label=cap)[0] for c in chunks))
+    return predict(model, (collate_sparse(subgraphs, c, max_label=cap)[0] for c in chunks))
 
 
 def _auc(model: SubgraphGNN, subgraphs: SubgraphSet, config: DPLPConfig, cap: int) -> float:
@@ -254,8 +256,8 @@ def _train_nonprivate(model, train_set, config, cap, generator, selector: _Selec
     for epoch in range(1, config.epochs + 1):
         order = torch.randperm(len(train_set), generator=generator)
         model.train()
-        for batch in order.split(config.batch_size):
-            inputs, y = collate_dense(train_set, batch, max_label=cap)
+        for batch in order.split(config.batch_size):  # sparse batches: the dense ones' draws, no padding
+            inputs, y = collate_sparse(train_set, batch, max_label=cap)
             optimizer.zero_grad()
             loss = bce_loss(model(*inputs), y)
             loss.backward()
