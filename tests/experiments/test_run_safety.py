@@ -270,11 +270,65 @@ def test_pure_dp_mechanisms_are_not_held_to_the_delta_rule():
         check_delta_rule(method, make_config(method, {"delta": 1 / edges}), graph)
 
 
-@pytest.mark.parametrize("count, suggestion", [(2995, "1e-4"), (10_000, "1e-5"), (999, "1e-3"), (5, "1e-1")])
-def test_the_suggested_delta_is_below_one_over_the_units(count, suggestion):
-    from graphpriv.experiments.registry import _below
+@pytest.mark.parametrize("count, suggestion", [(2995, 1e-4), (10_000, 1e-5), (999, 1e-3), (5, 1e-1), (1, 1e-1),
+                                               (19_717, 1e-5), (10**12, 1e-13)])
+def test_the_default_delta_is_the_largest_power_of_ten_below_one_over_the_units(count, suggestion):
+    from graphpriv.privacy.limits import delta_below
 
-    assert _below(count) == suggestion and float(suggestion) * count < 1 <= 10 * float(suggestion) * count
+    assert delta_below(count) == suggestion and suggestion * count < 1 <= 10 * suggestion * count
+
+
+@pytest.mark.parametrize("count", [0, -3, 2.5])
+def test_the_default_delta_needs_a_count_of_units(count):
+    from graphpriv.privacy.limits import delta_below
+
+    with pytest.raises(PrivacyError, match="integer >= 1"):
+        delta_below(count)
+
+
+def test_a_default_delta_not_below_one_over_the_units_is_lowered_by_the_rule():
+    from graphpriv.experiments.registry import apply_default_delta
+
+    graph = random_graph(20_000, 0.0002, seed=2)  # 20,000 nodes: dp-mlp's default 1e-4 is above 1/N
+    config, note = apply_default_delta("dp-mlp", make_config("dp-mlp", {"epsilon": 2}), graph)
+    assert config.delta == 1e-5 and config.epsilon == 2 and "1 / 20,000 nodes" in note and "0.0001" in note
+    check_delta_rule("dp-mlp", config, graph)  # the lowered delta meets the rule
+    given = make_config("dp-mlp", {"delta": 1e-4})  # a delta given is kept, and judged by the rule
+    assert apply_default_delta("dp-mlp", given, graph) == (given, None)
+    with pytest.raises(PrivacyError, match="--delta 1e-05 or smaller"):
+        check_delta_rule("dp-mlp", given, graph)
+    small = random_graph(50, 0.1, seed=1)  # below the rule already: unchanged
+    default = make_config("dp-mlp", {})
+    assert apply_default_delta("dp-mlp", default, small) == (default, None)
+    assert apply_default_delta("cn", make_config("cn", {}), graph)[1] is None  # no delta, no rule
+
+
+def test_the_rule_reads_a_registry_dataset_size_without_loading_it(no_loading):
+    from graphpriv.data.registry import REGISTRY
+    from graphpriv.experiments.registry import apply_default_delta, privacy_units
+
+    assert privacy_units("dplp-ps", "pubmed") == ("edge", REGISTRY["pubmed"].num_edges)
+    assert privacy_units("dp-mlp", "pubmed") == ("node", 19_717)
+    assert privacy_units("dp-mlp", "some/file.txt") is None
+    config, note = apply_default_delta("dp-mlp", make_config("dp-mlp", {}), "pubmed")
+    assert config.delta == 1e-5 and "19,717 nodes" in note
+
+
+def test_a_run_and_its_sweep_cell_agree_on_the_lowered_delta(tmp_path):
+    from graphpriv.experiments.runner import prepare_run
+    from graphpriv.experiments.sweep import make_run
+
+    path = tmp_path / "ring.txt"  # 12,000 nodes and edges: dp-mlp's 1e-4 is lowered, dplp-ps's 1e-5 kept
+    nodes = np.arange(12_000)
+    np.savetxt(path, np.stack([nodes, (nodes + 1) % nodes.size], axis=1), fmt="%d")
+    lowered = {}
+    for method in ("dp-mlp", "dplp-ps"):
+        cell = make_run(method, str(path), 0, {"epsilon": 2})
+        run = prepare_run(method, path, overrides={"epsilon": 2})
+        assert cell.config_dict["delta"] == run.config.delta  # the same config hash as the stored result
+        lowered[method] = run.delta_note is not None
+    assert lowered == {"dp-mlp": True, "dplp-ps": False}
+    assert make_run("dp-mlp", "pubmed", 0, {}).config_dict["delta"] == 1e-5  # a registry id: its stated size
 
 
 def test_a_sweep_crosses_epsilons_with_private_variants_only():
@@ -335,3 +389,11 @@ def test_run_saves_the_fitted_estimator(tmp_path):
     bad = runner.invoke(app, ["run", "cn", "-d", str(graph), "--no-store", "--save", str(tmp_path / "m.json")])
     assert bad.exit_code == 2 and "--save" in _one_error_line(bad.output)
     assert torch.load(tmp_path / "m.pt", weights_only=True)["module"] == "graphpriv.methods.dplp_subgraph"
+
+
+def test_a_non_private_run_keeps_its_unused_delta():
+    from graphpriv.experiments.registry import apply_default_delta
+
+    graph = random_graph(20_000, 0.0002, seed=2)
+    config = make_config("dp-mlp", {"private": False})
+    assert apply_default_delta("dp-mlp", config, graph) == (config, None)

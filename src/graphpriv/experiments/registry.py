@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphpriv.errors import ConfigError, PrivacyError, describe_validation_error
 from graphpriv.methods import variants
-from graphpriv.privacy.limits import MAX_EPSILON
+from graphpriv.privacy.limits import MAX_EPSILON, delta_below
 
 if TYPE_CHECKING:
     from graphpriv.methods.base import MethodConfig, RunFn
@@ -344,12 +344,52 @@ def check_epsilon_applies(method: str, overrides: dict[str, Any], config: Method
 
 def privacy_units(method: str, data) -> tuple[str, int] | None:
     """``(unit, count)`` of the privacy units of ``data`` under ``method`` (``None`` when the method
-    has no delta): undirected edges for edge-level methods, nodes for node-level ones."""
+    has no delta): undirected edges for edge-level methods, nodes for node-level ones.
+
+    ``data`` is a loaded graph (PyG ``Data``) or a registry dataset id, whose size the data
+    registry states without loading it (``None`` for any other string: a graph file's size is
+    known once it is loaded)."""
     unit = method_spec(method).unit
     if unit is None:
         return None
+    if isinstance(data, str):
+        from graphpriv.data.registry import REGISTRY
+
+        if data not in REGISTRY:
+            return None
+        info = REGISTRY[data]
+        return unit, int(info.num_edges if unit == "edge" else info.num_nodes)
     count = int(data.edge_index.size(1) // 2) if unit == "edge" else int(data.num_nodes)
     return unit, count
+
+
+def apply_default_delta(method: str, config: MethodConfig, data) -> tuple[MethodConfig, str | None]:
+    """The one rule of the default delta: when a private run was given no delta (not by the user,
+    a preset nor the registry's defaults), a method's default delta that is not below
+    ``1 / count`` privacy units is lowered to :func:`~graphpriv.privacy.limits.delta_below`
+    ``(count)``, the largest power of ten below it (e.g. DPAR's 1e-4 becomes 1e-5 on PubMed's 19,717 nodes). A delta that
+    was given is kept (and :func:`check_delta_rule` judges it).
+
+    Args:
+        method: registry id. config: its validated config. data: a PyG ``Data`` or a registry id
+            (see :func:`privacy_units`).
+
+    Returns:
+        ``(config, note)``: the config (a new one, validated again, when lowered) and one sentence
+        saying what was lowered and why (``None`` when nothing was).
+    """
+    delta = getattr(config, "delta", None)
+    if delta is None or "delta" in config.model_fields_set or not is_private(method, config):
+        return config, None
+    units = privacy_units(method, data)
+    if units is None or delta * units[1] < 1:
+        return config, None
+    unit, count = units
+    lowered = delta_below(count)
+    values = {name: getattr(config, name) for name in config.model_fields_set}
+    note = (f"delta = {lowered:g}: the default rule (the largest power of ten below 1 / {count:,} {unit}s); "
+            f"{method}'s default {delta:g} is not below it")
+    return type(config)(**values, delta=lowered), note
 
 
 def check_delta_rule(method: str, config: MethodConfig, data, *, allow_large_delta: bool = False) -> None:
@@ -373,11 +413,6 @@ def check_delta_rule(method: str, config: MethodConfig, data, *, allow_large_del
     if delta * count >= 1:
         raise PrivacyError(f"delta={delta:g} is at or above 1/{count} (one over the {count} {unit}s of the input): "
                            f"a mechanism could publish one {unit} outright and still be (eps, delta)-DP; pass "
-                           f"--delta {_below(count)} or smaller, or --allow-large-delta to keep it")
+                           f"--delta {delta_below(count):g} or smaller (the default rule: the largest power of ten "
+                           f"below 1 / {count}), or --allow-large-delta to keep it")
 
-
-def _below(count: int) -> str:
-    """The largest power of ten below ``1 / count``: ``1e-4`` for 2,995 units, ``1e-5`` for 10,000."""
-    import math
-
-    return f"1e-{math.floor(math.log10(count)) + 1}"

@@ -21,6 +21,7 @@ from graphpriv.data.validation import check_data, check_seed
 from graphpriv.errors import ConfigError, GraphPrivError, StoreError
 from graphpriv.experiments.registry import (
     MethodSpec,
+    apply_default_delta,
     check_delta_rule,
     check_epsilon_applies,
     make_config,
@@ -44,6 +45,8 @@ class PreparedRun:
     config: MethodConfig
     data: Data
     seed: int
+    #: One sentence when the default delta was lowered by the rule (:func:`apply_default_delta`).
+    delta_note: str | None = None
 
 
 def check_output_path(path: str | Path, *, option: str, suffixes: tuple[str, ...]) -> Path:
@@ -120,7 +123,8 @@ def prepare_run(method: str, dataset: str | Path | Data, *, seed: int = 0, overr
 def prepare_data(settings: tuple[MethodSpec, MethodConfig, int], dataset: str | Path | Data, *,
                  allow_large_delta: bool = False) -> PreparedRun:
     """The second half of :func:`prepare_run`: load the graph of a run whose settings passed
-    :func:`check_settings`, and check the delta rule on it.
+    :func:`check_settings`, lower a default delta that is not below 1 / (privacy units) to the
+    rule's (:func:`~graphpriv.experiments.registry.apply_default_delta`) and check the delta rule.
 
     Raises:
         ConfigError: ``dataset`` of another type. DatasetError: the graph cannot be loaded.
@@ -131,8 +135,9 @@ def prepare_data(settings: tuple[MethodSpec, MethodConfig, int], dataset: str | 
         raise ConfigError(f"dataset must be a registry id, a graph file path or a torch_geometric Data, got a "
                           f"{type(dataset).__name__}")
     data = check_data(dataset, method=spec.id) if isinstance(dataset, Data) else load(dataset)  # edges normalised
+    config, delta_note = apply_default_delta(spec.id, config, data)
     check_delta_rule(spec.id, config, data, allow_large_delta=allow_large_delta)
-    return PreparedRun(spec, config, data, seed)
+    return PreparedRun(spec, config, data, seed, delta_note)
 
 
 def run_prepared(run: PreparedRun, *, progress: Progress = no_progress) -> Result:
@@ -140,6 +145,8 @@ def run_prepared(run: PreparedRun, *, progress: Progress = no_progress) -> Resul
     (``input_normalisations``: one sentence per change, empty when none)."""
     result = run.spec.run(run.config, run.data, seed=run.seed, method=run.spec.id, progress=progress)
     result.info["input_normalisations"] = list(getattr(run.data, "normalisations", None) or [])
+    if run.delta_note is not None:
+        result.info["default_delta"] = run.delta_note
     return result
 
 

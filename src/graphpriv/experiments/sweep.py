@@ -35,6 +35,7 @@ from graphpriv.data.validation import MAX_SEED, check_seed
 from graphpriv.errors import ConfigError, GraphPrivError, describe_validation_error
 from graphpriv.experiments import DEFAULT_STORE
 from graphpriv.experiments.registry import (
+    apply_default_delta,
     check_delta_rule,
     check_epsilon_applies,
     is_private,
@@ -168,7 +169,8 @@ def make_run(method: str, dataset: str, seed: int, overrides: dict[str, Any]) ->
         overrides: config settings.
 
     Returns:
-        The :class:`SweepRun` (its config validated and completed with the method's defaults).
+        The :class:`SweepRun` (its config validated and completed with the method's defaults, the
+        default delta lowered by the rule as the run will: :func:`apply_default_delta`).
 
     Raises:
         ConfigError: an unknown method or key, an invalid value, a bad seed, or an epsilon for a
@@ -178,6 +180,9 @@ def make_run(method: str, dataset: str, seed: int, overrides: dict[str, Any]) ->
     check_epsilon_applies(method, overrides)
     validated = make_config(method, overrides)
     check_epsilon_applies(method, overrides, validated)
+    if (getattr(validated, "delta", None) is not None and "delta" not in validated.model_fields_set
+            and is_private(method, validated)):
+        validated, _ = apply_default_delta(method, validated, _size_source(dataset))  # as the run will
     config = validated.model_dump(mode="json")
     return SweepRun(method, dataset, seed, tuple(sorted(overrides.items())), tuple(sorted(config.items())))
 
@@ -376,6 +381,20 @@ def pending_runs(runs: Iterable[SweepRun], store: ResultStore, *, retry_failed: 
         StoreError: the store cannot be read.
     """
     return split_runs(runs, store, retry_failed=retry_failed)[0]
+
+
+def _size_source(dataset: str):
+    """What :func:`apply_default_delta` reads a dataset's size from: a registry id as it is (the
+    data registry states its size), a graph file loaded (cached), or the name when the file cannot
+    be read (the run then fails with the loader's error)."""
+    from graphpriv.data.registry import REGISTRY
+
+    if dataset in REGISTRY:
+        return dataset
+    try:
+        return _dataset(dataset)
+    except GraphPrivError:
+        return dataset
 
 
 @lru_cache(maxsize=8)
