@@ -502,8 +502,9 @@ def audit(
     check_audit_options(method, epsilon=epsilon, canaries=canaries, seed=seed, epochs=epochs, ratio=ratio,
                         attack=attack, private=not non_private)  # before the data is loaded
     data = load(dataset)
-    reports = run_audit(method, data, epsilon=epsilon, canaries=canaries, seed=seed, epochs=epochs, ratio=ratio,
-                        private=not non_private, attack=attack)
+    with _phase_bars("audit", disable=as_json) as progress:
+        reports = run_audit(method, data, epsilon=epsilon, canaries=canaries, seed=seed, epochs=epochs, ratio=ratio,
+                            private=not non_private, attack=attack, progress=progress)
     if as_json:
         print(json.dumps([r.model_dump(mode="json") for r in reports], indent=2))
     for report in [] if as_json else reports:

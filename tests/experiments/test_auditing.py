@@ -96,3 +96,15 @@ def test_dplp_rank_is_audited_by_method_id():
     assert report.unit == "protected_pair" and report.claimed_epsilon == pytest.approx(0.5)  # one draw: top_k 1
     (faulty,) = run_audit("rank-exponential", load("usair"), epsilon=0.5, canaries=200, seed=0, noise_scale=0.0)
     assert faulty.claimed_epsilon == math.inf
+
+
+def test_an_audit_reports_the_phases_of_its_audited_fit(graph):
+    phases = {}
+
+    def progress(done, total, **info):
+        phases.setdefault(info.get("phase"), []).append((done, total))
+
+    run_audit("dplp-ps", graph, epsilon=2.0, canaries=40, seed=1, epochs=1, progress=progress)
+    assert {"audited training", "audited extraction"} <= set(phases)
+    for reports in phases.values():
+        assert reports[-1][0] == reports[-1][1] and all(0 <= d <= t for d, t in reports)  # counts, to the end

@@ -150,3 +150,33 @@ def test_subgraph_set_degrees_and_target_edges_are_the_subgraphs_own():
         assert np.array_equal(s.degrees[s.node_ptr[i]:s.node_ptr[i + 1]], dense.sum(1))
         into = {(int(x), int(y)) for x, y in zip(src[ptr[i]:ptr[i + 1]], dst[ptr[i]:ptr[i + 1]])}
         assert into == {(int(x), int(y)) for y in (0, 1) for x in np.flatnonzero(dense[:, y])}
+
+
+@pytest.mark.parametrize("extractor, options", [(Extractor.NEIGHBOURHOOD, {"h": 2}), (Extractor.PATH, {"k": 3}),
+                                                (Extractor.NEIGHBOURHOOD, {"h": 2, "max_nodes": 6})])
+def test_extraction_in_chunks_is_the_extraction_in_one_call_and_reports_progress(monkeypatch, extractor, options):
+    import graphpriv.linkpred.neighbourhood as neighbourhood
+
+    n = 40
+    graph = random_graph(n, 0.2, seed=4)
+    pairs = undirected_pairs(graph.edge_index)
+    rng = np.random.default_rng(4)
+    neg = rng.integers(0, n, size=(2, 30))
+    links = np.concatenate([pairs, neg[:, neg[0] != neg[1]]], axis=1)
+    labels = np.arange(links.shape[1]) % 2
+
+    def extract(**more):
+        if "max_nodes" in options:
+            more["rng"] = np.random.default_rng(7)
+        return extract_subgraphs(to_csr(pairs, n), links, labels, extractor=extractor, **options, **more)
+
+    whole = extract()
+    reports = []
+    monkeypatch.setattr(neighbourhood, "CHUNK", 7)
+    chunked = extract(progress=lambda done, total, **info: reports.append((done, total)))
+    for field in ("node_ptr", "nodes", "z", "edge_ptr", "edges", "local_edges", "labels"):
+        assert np.array_equal(getattr(whole, field), getattr(chunked, field)), field
+    total = links.shape[1]
+    assert reports == [(min(stop, total), total) for stop in range(7, total + 7, 7)]
+    if "max_nodes" in options:
+        assert whole.num_nodes_per_subgraph.max() == 6  # the cut happened, in chunks as in one call

@@ -69,6 +69,7 @@ from graphpriv.errors import ConfigError
 from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor
 from graphpriv.privacy.hooks import AuditHook
 from graphpriv.privacy.mechanisms import gaussian_noise
+from graphpriv.progress import Progress, no_progress, prefixed_progress
 
 __all__ = ["DiracCanaries", "audit_dplp", "canary_llr", "distance_two_non_edges"]
 
@@ -213,7 +214,7 @@ class DiracCanaries:
 
 def audit_dplp(estimator: DPLPLinkPredictor, data: Data, *, canaries: int = 200, edge_canaries: int | None = None,
                seed: int = 0, noise_scale: float = 1.0, confidence: float = 0.95,
-               name: str | None = None) -> list[AuditReport]:
+               name: str | None = None, progress: Progress = no_progress) -> list[AuditReport]:
     """Audit one DP-SGD fit of ``estimator`` on ``data`` with gradient and edge canaries (module docstring).
 
     Args:
@@ -228,6 +229,8 @@ def audit_dplp(estimator: DPLPLinkPredictor, data: Data, *, canaries: int = 200,
             audit's own test; 1.0 audits the real fit, 0 the same steps without noise).
         confidence: of each report's bounds is 1 - (1 - confidence) / 2 (two attacks, one run).
         name: the reports' ``method`` (default: the class name).
+        progress: reports the audited fit, each of its phases prefixed ``audited``
+            (:mod:`graphpriv.progress`).
 
     Returns:
         ``[gradient-canary report, edge-canary report]`` (unit ``edge``).
@@ -268,7 +271,7 @@ def audit_dplp(estimator: DPLPLinkPredictor, data: Data, *, canaries: int = 200,
     slots = DiracCanaries(slot_inserted, generator=torch.Generator().manual_seed(seed * 1000 + 3))
     graph = np.concatenate([pairs, canary_pairs[:, inserted]], axis=1)
     both = torch.from_numpy(np.concatenate([graph, graph[::-1]], axis=1).copy())
-    fitted = copy.fit(Data(edge_index=both, num_nodes=n),
+    fitted = copy.fit(Data(edge_index=both, num_nodes=n), progress=prefixed_progress(progress, "audited"),
                       audit_hook=AuditHook(noise_scale=hook.noise_scale, canaries=slots))
 
     claimed, accounting = claim(fitted, None, noise_scale)

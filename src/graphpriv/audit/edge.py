@@ -45,6 +45,7 @@ from graphpriv.data.validation import check_data
 from graphpriv.errors import ConfigError
 from graphpriv.methods.lapgraph_sgnn import LapGraphLinkPredictor
 from graphpriv.methods.publishing import EdgeRand, LapGraph, RandomPerturb
+from graphpriv.progress import Progress, no_progress, prefixed_progress
 
 __all__ = ["audit_edge_release"]
 
@@ -54,7 +55,7 @@ EDGE_PUBLISHERS = (EdgeRand, LapGraph, RandomPerturb, LapGraphLinkPredictor)
 
 def audit_edge_release(estimator: EdgeRand | LapGraph | RandomPerturb | LapGraphLinkPredictor, data: Data, *, canaries: int = 5000,
                        seed: int = 0, noise_scale: float = 1.0, confidence: float = 0.95,
-                       name: str | None = None) -> list[AuditReport]:
+                       name: str | None = None, progress: Progress = no_progress) -> list[AuditReport]:
     """Audit one release of ``estimator`` on ``data`` with ``canaries`` canary edges (module docstring).
 
     Args:
@@ -64,6 +65,8 @@ def audit_edge_release(estimator: EdgeRand | LapGraph | RandomPerturb | LapGraph
             release's noise. noise_scale: a deliberate fault on the mechanism's noise (the audit's
             own test; 1.0 audits the real release, 0 the input published as is). confidence: of
             the bounds. name: the report's ``method`` (default: the class name).
+            progress: reports the audited fit, each of its phases prefixed ``audited``
+                (:mod:`graphpriv.progress`).
 
     Returns:
         ``[AuditReport]`` (unit ``edge``).
@@ -86,7 +89,8 @@ def audit_edge_release(estimator: EdgeRand | LapGraph | RandomPerturb | LapGraph
     inserted = rng.random(canary_pairs.shape[1]) < 0.5
     graph = np.concatenate([pairs, canary_pairs[:, inserted]], axis=1)
     both = torch.from_numpy(np.concatenate([graph, graph[::-1]], axis=1).copy())
-    fitted = audited_copy(estimator, seed).fit(Data(edge_index=both, num_nodes=n), audit_hook=hook)
+    fitted = audited_copy(estimator, seed).fit(Data(edge_index=both, num_nodes=n), audit_hook=hook,
+                                                  progress=prefixed_progress(progress, "audited"))
     released = (fitted.graph_.numpy() if isinstance(fitted, LapGraphLinkPredictor) else fitted.released_.pairs)
     private = fitted.privacy_report_ is not None and noise_scale > 0
     claimed = float(fitted.epsilon) if private else math.inf

@@ -62,6 +62,7 @@ from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.methods.dpar import DPARClassifier
 from graphpriv.methods.mlp import MLPClassifier
 from graphpriv.privacy.accountant import check_delta
+from graphpriv.progress import Progress, no_progress, prefixed_progress
 
 __all__ = ["CALIBRATION_DELTA", "audit_node_classifier", "canary_nodes"]
 
@@ -92,7 +93,8 @@ def canary_nodes(x: torch.Tensor, train: np.ndarray, count: int, num_classes: in
 def audit_node_classifier(estimator: DPARClassifier | MLPClassifier, data: Data, *, canaries: int | None = None,
                           seed: int = 0, noise_scale: float = 1.0, guesses: int | None = None,
                           one_sided: bool | None = None, canary_edges: int = 0, confidence: float = 0.95,
-                          audit_delta: float = 1e-5, name: str | None = None) -> list[AuditReport]:
+                          audit_delta: float = 1e-5, name: str | None = None,
+                          progress: Progress = no_progress) -> list[AuditReport]:
     """Node-level canary audit of one fit of ``estimator`` on ``data`` (module docstring).
 
     Args:
@@ -108,6 +110,8 @@ def audit_node_classifier(estimator: DPARClassifier | MLPClassifier, data: Data,
             canary to random training nodes (DPAR only; 0: isolated canaries). confidence: of the
             bounds. audit_delta: the delta of the claim and of the one-run bound. name: the
             report's ``method`` (default: the class name).
+            progress: reports the audited fit, each of its phases prefixed ``audited``
+                (:mod:`graphpriv.progress`).
 
     Returns:
         ``[AuditReport]`` (unit ``node``).
@@ -156,7 +160,8 @@ def audit_node_classifier(estimator: DPARClassifier | MLPClassifier, data: Data,
     both = torch.from_numpy(np.concatenate([edges, edges[::-1]], axis=1).copy())
     audited = Data(x=torch.cat([x, canary_x]), y=torch.cat([y, canary_y]), edge_index=both, num_nodes=n + m)
     fitted = audited_copy(estimator, seed).fit(audited, np.concatenate([train, ids[inserted]]),
-                                               num_classes=num_classes, audit_hook=hook)
+                                               num_classes=num_classes, audit_hook=hook,
+                                               progress=prefixed_progress(progress, "audited"))
     with torch.no_grad():
         scores = -torch.nn.functional.cross_entropy(fitted.model_.mlp(canary_x), canary_y, reduction="none").numpy()
 

@@ -86,6 +86,7 @@ from graphpriv.data.validation import check_data, check_seed
 from graphpriv.errors import ConfigError
 from graphpriv.methods.privdpr import PrivDPR
 from graphpriv.privacy.accountant import check_delta
+from graphpriv.progress import Progress, no_progress, prefixed_progress
 from graphpriv.synthesis.privdpr import rdp_epsilon
 
 __all__ = ["PRIVDPR_ATTACKS", "DiracCanaries", "audit_privdpr"]
@@ -138,7 +139,7 @@ def audit_privdpr(estimator: PrivDPR, data: Data, *,
                   attack: Literal["gradient", "node-embedding", "node-graph"] = "gradient",
                   canaries: int | None = None, partners: int = 10, seed: int = 0, noise_scale: float = 1.0,
                   guesses: int | None = None, confidence: float = 0.95, audit_delta: float = 1e-5,
-                  name: str | None = None) -> AuditReport:
+                  name: str | None = None, progress: Progress = no_progress) -> AuditReport:
     """Canary audit of one ``PrivDPR.fit`` of ``estimator`` on ``data`` (module docstring).
 
     Args:
@@ -158,6 +159,8 @@ def audit_privdpr(estimator: PrivDPR, data: Data, *,
         guesses, confidence: as in :func:`graphpriv.audit.statistics.audit_from_scores` (default
             guesses m / 5). audit_delta: the delta of the claim and of the one-run bound.
         name: the report's ``method`` (default: the class name).
+        progress: reports the audited fit, each of its phases prefixed ``audited``
+            (:mod:`graphpriv.progress`).
 
     Returns:
         :class:`graphpriv.audit.statistics.AuditReport` (unit ``node``); ``passed``: one-run lower
@@ -194,7 +197,8 @@ def audit_privdpr(estimator: PrivDPR, data: Data, *,
     if attack == "gradient":
         iterations = epochs * (n // batch_nodes)
         dirac = DiracCanaries(inserted, r=int(params["r"]), step_value=float(params["s_grad"]) / iterations)
-        fitted = audited_copy(estimator, seed).fit(checked, audit_hook=dataclasses.replace(hook, canaries=dirac))
+        fitted = audited_copy(estimator, seed).fit(checked, audit_hook=dataclasses.replace(hook, canaries=dirac),
+                                                   progress=prefixed_progress(progress, "audited"))
         if not dirac.steps == fitted.info_["iterations"] == iterations:  # the hook must see every noisy step
             raise RuntimeError(f"the canaries saw {dirac.steps} steps of {fitted.info_['iterations']} (expected "
                                f"T = {iterations})")
@@ -213,7 +217,8 @@ def audit_privdpr(estimator: PrivDPR, data: Data, *,
                        num_nodes=n + m)
         # no private edge count to read: the generation uses the model's count
         model_count = {"edge_count": "model"} if attack == "node-graph" and params["edge_count"] == "input" else {}
-        fitted = audited_copy(estimator, seed, **model_count).fit(audited, audit_hook=hook)
+        fitted = audited_copy(estimator, seed, **model_count).fit(audited, audit_hook=hook,
+                                                                   progress=prefixed_progress(progress, "audited"))
         if attack == "node-embedding":
             scores = fitted.embeddings_[torch.from_numpy(canary_ids)].double().norm(dim=1).numpy()
             attack_text = "black-box canary nodes; score: norm of the canary's row of the released V"

@@ -101,6 +101,7 @@ from graphpriv.data.validation import check_data
 from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.methods.dplp_rank import DPLPRanker, RankConfig
 from graphpriv.privacy.units import PrivacyUnit
+from graphpriv.progress import Progress, no_progress, prefixed_progress
 from graphpriv.ranking.embeddings import EMBEDDING_SCORES
 from graphpriv.ranking.protocol import RankingSplit, ranking_split
 
@@ -245,7 +246,8 @@ def plan_canaries(base: RankingSplit, config: RankConfig, canaries: int, rng: np
 
 
 def audit_ranker(estimator: DPLPRanker, data: Data, *, canaries: int = 1000, seed: int = 0, noise_scale: float = 1.0,
-                 guesses: int | None = None, confidence: float = 0.95, name: str | None = None) -> list[AuditReport]:
+                 guesses: int | None = None, confidence: float = 0.95, name: str | None = None,
+                 progress: Progress = no_progress) -> list[AuditReport]:
     """Audit one fit of ``estimator`` and one released list per audited query (module docstring).
 
     Args:
@@ -260,7 +262,8 @@ def audit_ranker(estimator: DPLPRanker, data: Data, *, canaries: int = 1000, see
             ranking noise (1.0: the real ranking; 0: the same rankings without noise, claim inf).
             guesses: None for the two membership guessers, or r: "inserted" for the r canaries
             listed highest. confidence: of the bounds. name: the report's ``method`` (default:
-            the class name).
+            the class name). progress: reports the audited fit, each of its phases prefixed
+            ``audited`` (:mod:`graphpriv.progress`).
 
     Returns:
         ``[AuditReport]`` (unit ``protected_pair``).
@@ -297,7 +300,8 @@ def audit_ranker(estimator: DPLPRanker, data: Data, *, canaries: int = 1000, see
                            f"(in its training split), room for {m} canaries at most top_k = {k} per list: too few "
                            "for the one-run bound to show anything; raise top_k or audit a larger graph")
     inserted = rng.random(m) < 0.5
-    fitted = audited_copy(estimator, seed).fit(plan.split(inserted), audit_hook=hook)
+    fitted = audited_copy(estimator, seed).fit(plan.split(inserted), audit_hook=hook,
+                                                  progress=prefixed_progress(progress, "audited"))
     lists = fitted.recommend(plan.queries, candidates=(plan.ptr, plan.nodes)).numpy()
     hits = lists[plan.owner] == plan.canary_ids[:, None]  # [m, k]
     present = hits.any(axis=1)

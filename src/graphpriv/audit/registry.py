@@ -113,7 +113,9 @@ def audit(estimator: Estimator, data: Data, **options: Any) -> list[AuditReport]
             define the run (a copy is fitted with ``random_state = seed``).
         data: the graph (with features and labels for node classifiers).
         **options: ``canaries``, ``seed``, ``noise_scale`` (a deliberate fault, for testing the
-            audit), ``confidence``, ``name`` and the family's own (:attr:`Audit.options`).
+            audit), ``confidence``, ``name``, ``progress`` (a :class:`~graphpriv.progress.Progress`
+            the audited fit reports to, its phases prefixed ``audited``) and the family's own
+            (:attr:`Audit.options`).
 
     Returns:
         ``[AuditReport, ...]``: a run passes when every report does.
@@ -123,7 +125,7 @@ def audit(estimator: Estimator, data: Data, **options: Any) -> list[AuditReport]
         DatasetError: a graph the audit cannot use. PrivacyError: a bad delta.
     """
     entry = audit_for(estimator)
-    known = {"canaries", "seed", "noise_scale", "confidence", "name", *entry.options}
+    known = {"canaries", "seed", "noise_scale", "confidence", "name", "progress", *entry.options}
     unknown = sorted(set(options) - known)
     if unknown:
         raise ConfigError(f"the audit of {type(estimator).__name__} takes no option {', '.join(unknown)}; its "

@@ -19,6 +19,7 @@ from graphpriv.errors import ConfigError, PrivacyError
 from graphpriv.evaluation.ranking import RANK_VARIANTS
 from graphpriv.experiments.registry import ESTIMATORS, is_private, make_config, make_estimator, method_spec
 from graphpriv.privacy.accountant import MAX_EPSILON, check_epsilon
+from graphpriv.progress import Progress, no_progress
 
 __all__ = ["AUDITABLE", "check_audit_options", "run_audit"]
 
@@ -79,7 +80,7 @@ def check_audit_options(method: str, *, epsilon: float, canaries: int | None, se
 def run_audit(method: str, data: Data, *, epsilon: float = 1.0, canaries: int | None = None, seed: int = 0,
               epochs: int | None = None, ratio: float | None = None, private: bool = True,
               attack: str | None = None, noise_scale: float = 1.0,
-              settings: dict[str, Any] | None = None) -> list[AuditReport]:
+              settings: dict[str, Any] | None = None, progress: Progress = no_progress) -> list[AuditReport]:
     """Audit the estimator of ``method`` on ``data``; one report per attack.
 
     The estimator is ``make_estimator(method, ...)``: the method's preset, then the audit's preset
@@ -95,7 +96,8 @@ def run_audit(method: str, data: Data, *, epsilon: float = 1.0, canaries: int | 
             the noise scaled to 0): the claim is inf. attack: PrivDPR only (``gradient``,
             ``node-embedding``, ``node-graph``). noise_scale: a deliberate fault on the mechanism's
             noise (testing the audit; the claim stays the calibrated one). settings: other
-            hyperparameters (as ``graphpriv run --set``).
+            hyperparameters (as ``graphpriv run --set``). progress: reports the audited fit
+            (its phases prefixed ``audited``: ``audited training``, ``audited extraction``, ...).
 
     Returns:
         ``[AuditReport, ...]``: a run passes when every report does.
@@ -119,7 +121,7 @@ def run_audit(method: str, data: Data, *, epsilon: float = 1.0, canaries: int | 
         overrides["ratio"] = ratio
     overrides.update(settings or {})
     estimator = make_estimator(run_id, overrides, random_state=seed)
-    options: dict[str, Any] = {"seed": seed, "noise_scale": noise_scale, "name": run_id}
+    options: dict[str, Any] = {"seed": seed, "noise_scale": noise_scale, "name": run_id, "progress": progress}
     if canaries is not None:
         options["canaries"] = canaries
     if attack is not None:

@@ -15,6 +15,7 @@ import graphpriv.linkpred._numba_cache  # noqa: F401 (NUMBA_CACHE_DIR set before
 from graphpriv.linkpred.buffers import append, grow_to
 from graphpriv.linkpred.drnl import drnl_of
 from graphpriv.linkpred.paths import _check_links
+from graphpriv.progress import Progress, no_progress
 
 
 @njit(cache=True)
@@ -259,11 +260,41 @@ def _component_sizes(adj: sp.csr_matrix) -> np.ndarray:
     return np.bincount(comp)[comp].astype(np.int64)
 
 
-def neighbourhood_subgraphs(adj: sp.csr_matrix, links: np.ndarray, *, h: int):
+#: Links per call of the compiled extractors: each call reports progress, and the results are
+#: the same whatever the chunking (every link's subgraph is computed on its own).
+CHUNK = 2048
+
+
+def link_chunks(num_links: int) -> list[slice]:
+    """``[slice]``: the links ``0..num_links-1`` in runs of :data:`CHUNK` (none for no link)."""
+    return [slice(start, min(start + CHUNK, num_links)) for start in range(0, num_links, CHUNK)]
+
+
+def concat_parts(parts: list[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]:
+    """Join the per-chunk outputs of an extractor, ``(node_ptr, nodes, edge_ptr, edge_a, edge_b, *more)``
+    each with pointers from 0, into one (pointers offset, arrays concatenated; the arrays after
+    the fifth are per node, concatenated as they are). An empty ``parts`` is no link at all."""
+    if not parts:
+        empty = np.zeros(0, np.int64)
+        return np.zeros(1, np.int64), empty, np.zeros(1, np.int64), empty, empty
+    if len(parts) == 1:
+        return parts[0]
+    node_ptr, edge_ptr, node_off, edge_off = [np.zeros(1, np.int64)], [np.zeros(1, np.int64)], 0, 0
+    for part in parts:
+        node_ptr.append(part[0][1:] + node_off)
+        edge_ptr.append(part[2][1:] + edge_off)
+        node_off += int(part[0][-1])
+        edge_off += int(part[2][-1])
+    rest = [np.concatenate([part[i] for part in parts]) for i in (1, 3, 4, *range(5, len(parts[0])))]
+    return np.concatenate(node_ptr), rest[0], np.concatenate(edge_ptr), rest[1], rest[2], *rest[3:]
+
+
+def neighbourhood_subgraphs(adj: sp.csr_matrix, links: np.ndarray, *, h: int, progress: Progress = no_progress):
     """Nodes and edges of the h-hop enclosing subgraphs of many links.
 
     Args:
         adj: Symmetric CSR adjacency ``[N, N]``. links: ``[2, L]`` target pairs. h: radius >= 1.
+        progress: ``progress(links done, L)`` after every :data:`CHUNK` links.
 
     Returns:
         ``(node_ptr [L+1], nodes [total_nodes], edge_ptr [L+1], edges [2, total_edges])`` with
@@ -276,14 +307,17 @@ def neighbourhood_subgraphs(adj: sp.csr_matrix, links: np.ndarray, *, h: int):
     if h < 1:
         raise ValueError(f"'h' must be >= 1 (got {h})")
     links = _check_links(links, adj.shape[0])
-    node_ptr, nodes, edge_ptr, a, b = _neighbourhood(
-        adj.indptr.astype(np.int64), adj.indices.astype(np.int64), links[0], links[1], h, _component_sizes(adj)
-    )
+    indptr, indices, limit = adj.indptr.astype(np.int64), adj.indices.astype(np.int64), _component_sizes(adj)
+    parts = []
+    for chunk in link_chunks(links.shape[1]):
+        parts.append(_neighbourhood(indptr, indices, links[0, chunk], links[1, chunk], h, limit))
+        progress(chunk.stop, links.shape[1])
+    node_ptr, nodes, edge_ptr, a, b = concat_parts(parts)
     return node_ptr, nodes, edge_ptr, np.stack([a, b])
 
 
 def capped_neighbourhood_subgraphs(adj: sp.csr_matrix, links: np.ndarray, *, h: int, max_nodes: int,
-                                   rng: np.random.Generator):
+                                   rng: np.random.Generator, progress: Progress = no_progress):
     """:func:`neighbourhood_subgraphs`, each subgraph above ``max_nodes`` nodes cut to the targets
     and its ``max_nodes - 2`` nodes with the smallest DRNL labels, without ever listing it whole.
 
@@ -298,6 +332,7 @@ def capped_neighbourhood_subgraphs(adj: sp.csr_matrix, links: np.ndarray, *, h: 
     Args:
         adj: Symmetric CSR adjacency ``[N, N]``. links: ``[2, L]``. h: radius >= 1.
         max_nodes: >= 2. rng: tie-breaking (source: SEAL's ``max_nodes_per_hop`` idea).
+        progress: ``progress(links done, L)`` after every :data:`CHUNK` links.
 
     Returns:
         ``(node_ptr, nodes, edge_ptr, edges, z)``: as :func:`neighbourhood_subgraphs`, and ``z``
@@ -316,10 +351,16 @@ def capped_neighbourhood_subgraphs(adj: sp.csr_matrix, links: np.ndarray, *, h: 
     indptr, indices, limit = adj.indptr.astype(np.int64), adj.indices.astype(np.int64), _component_sizes(adj)
     sizes = _ball_sizes(indptr, indices, links[0], links[1], h, limit)
     if sizes.size == 0 or sizes.max() <= max_nodes:
-        node_ptr, nodes, edge_ptr, a, b = _neighbourhood(indptr, indices, links[0], links[1], h, limit)
-        return node_ptr, nodes, edge_ptr, np.stack([a, b]), None
+        return (*neighbourhood_subgraphs(adj, links, h=h, progress=progress), None)
     full_ptr = np.concatenate([[0], np.cumsum(sizes)])
-    noise = rng.random(int(full_ptr[-1]))
-    node_ptr, nodes, z, edge_ptr, a, b = _neighbourhood_capped(indptr, indices, links[0], links[1], h, limit,
-                                                                max_nodes, noise, full_ptr)
+    noise = rng.random(int(full_ptr[-1]))  # one draw for all the links, whatever the chunks
+    parts = []
+    for chunk in link_chunks(links.shape[1]):
+        first, last = full_ptr[chunk.start], full_ptr[chunk.stop]
+        node_ptr, nodes, z, edge_ptr, a, b = _neighbourhood_capped(
+            indptr, indices, links[0, chunk], links[1, chunk], h, limit, max_nodes, noise[first:last],
+            full_ptr[chunk.start:chunk.stop + 1] - first)
+        parts.append((node_ptr, nodes, edge_ptr, a, b, z))
+        progress(chunk.stop, links.shape[1])
+    node_ptr, nodes, edge_ptr, a, b, z = concat_parts(parts)
     return node_ptr, nodes, edge_ptr, np.stack([a, b]), z

@@ -12,9 +12,15 @@ import torch
 from torch import Tensor
 
 from graphpriv.linkpred.drnl import localize_and_label
-from graphpriv.linkpred.neighbourhood import capped_neighbourhood_subgraphs, neighbourhood_subgraphs
+from graphpriv.linkpred.neighbourhood import (
+    capped_neighbourhood_subgraphs,
+    concat_parts,
+    link_chunks,
+    neighbourhood_subgraphs,
+)
 from graphpriv.linkpred.paths import path_subgraph_edges, path_subgraph_nodes
 from graphpriv.nn.subgraph_gnn import SparseBatch
+from graphpriv.progress import Progress, no_progress
 
 
 class Extractor(str, enum.Enum):
@@ -80,7 +86,7 @@ class SubgraphSet:
 
 def extract_subgraphs(adj: sp.csr_matrix, links: np.ndarray, labels: np.ndarray, *,
                       extractor: Extractor, k: int = 2, h: int = 1, max_nodes: int | None = None,
-                      rng: np.random.Generator | None = None) -> SubgraphSet:
+                      rng: np.random.Generator | None = None, progress: Progress = no_progress) -> SubgraphSet:
     """Extract and DRNL-label the subgraph of every link.
 
     Args:
@@ -93,6 +99,8 @@ def extract_subgraphs(adj: sp.csr_matrix, links: np.ndarray, labels: np.ndarray,
             :func:`cap_subgraph_size` (``max_nodes``, ``rng``) of the whole subgraphs, bit for bit,
             without listing them whole
             (:func:`~graphpriv.linkpred.neighbourhood.capped_neighbourhood_subgraphs`).
+        progress: ``progress(links extracted, L)``, every
+            :data:`~graphpriv.linkpred.neighbourhood.CHUNK` links (the result does not depend on it).
 
     Returns:
         :class:`SubgraphSet`; the target edge is never part of its own subgraph.
@@ -106,13 +114,19 @@ def extract_subgraphs(adj: sp.csr_matrix, links: np.ndarray, labels: np.ndarray,
     if max_nodes is not None and (Extractor(extractor) is Extractor.PATH or rng is None):
         raise ValueError("'max_nodes' cuts neighbourhood subgraphs and needs an 'rng' for its ties")
     if Extractor(extractor) is Extractor.PATH:
-        edge_ptr, edges = path_subgraph_edges(adj, links, k=k)
-        node_ptr, nodes = path_subgraph_nodes(edge_ptr, edges, links, num_nodes)
+        parts = []
+        for chunk in link_chunks(links.shape[1]):
+            part_edge_ptr, part_edges = path_subgraph_edges(adj, links[:, chunk], k=k)
+            part_node_ptr, part_nodes = path_subgraph_nodes(part_edge_ptr, part_edges, links[:, chunk], num_nodes)
+            parts.append((part_node_ptr, part_nodes, part_edge_ptr, *part_edges))
+            progress(chunk.stop, links.shape[1])
+        node_ptr, nodes, edge_ptr, *edges = concat_parts(parts)
+        edges = np.stack(edges)
     elif max_nodes is not None:
-        node_ptr, nodes, edge_ptr, edges, cut_labels = capped_neighbourhood_subgraphs(adj, links, h=h,
-                                                                                      max_nodes=max_nodes, rng=rng)
+        node_ptr, nodes, edge_ptr, edges, cut_labels = capped_neighbourhood_subgraphs(
+            adj, links, h=h, max_nodes=max_nodes, rng=rng, progress=progress)
     else:
-        node_ptr, nodes, edge_ptr, edges = neighbourhood_subgraphs(adj, links, h=h)
+        node_ptr, nodes, edge_ptr, edges = neighbourhood_subgraphs(adj, links, h=h, progress=progress)
     la, lb, z = localize_and_label(node_ptr, nodes, edge_ptr, edges[0], edges[1], num_nodes)
     if cut_labels is not None:  # a cut subgraph keeps the labels of the whole one
         z = np.where(cut_labels >= 0, cut_labels, z)

@@ -54,7 +54,7 @@ from graphpriv.linkpred.subgraphs import (
     collate_sparse,
     extract_subgraphs,
 )
-from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress
+from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress, phase_progress
 from graphpriv.methods.dplp_selection import select_k_theta
 from graphpriv.methods.estimator import Estimator
 from graphpriv.nn.subgraph_gnn import Backbone, SubgraphGNN, bce_loss, predict
@@ -458,14 +458,16 @@ class DPLPLinkPredictor(Estimator):
         adj = to_csr(graph, num_nodes)
         with timer.phase("extraction"):
             train_set = extract_subgraphs(to_csr(pairs, num_nodes), links, labels,
-                                          extractor=config.extractor, k=config.k, h=config.h)
+                                          extractor=config.extractor, k=config.k, h=config.h,
+                                          progress=phase_progress(progress, "extraction"))
             if config.private:
                 info["empirical_max_lsn"] = check_dependency_bound(train_set, num_nodes, bound)
             val_set = None
             if val is not None:
                 val_set = extract_subgraphs(adj, np.concatenate(val, axis=1),
                                             np.concatenate([np.ones(val[0].shape[1]), np.zeros(val[1].shape[1])]),
-                                            extractor=config.extractor, k=config.k, h=config.h)
+                                            extractor=config.extractor, k=config.k, h=config.h,
+                                            progress=phase_progress(progress, "validation extraction"))
         info["max_subgraph_nodes"] = int(train_set.num_nodes_per_subgraph.max())
         torch.manual_seed(seed)
         model = _build_model(config)
