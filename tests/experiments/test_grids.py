@@ -39,6 +39,14 @@ def test_the_dplp_and_dpar_presets_are_the_papers_settings():
     assert preset_settings("dplp-ns", "paper", "pb") == {"h": 1, "batch_size": 1024, "lr": 0.1}
     assert preset_settings("dpar-gm", "one-row", "cora") == {"node_rate": 1.0, "max_rows": 1, "appr_share": 0.1}
     assert preset_settings("dpar-gm", None, "cora") == {}
+    # DPAR's defaults are the one-row setting; 'paper' gives back the paper's (and the old defaults' hash)
+    default, paper = make_config("dpar-gm", {}), make_config("dpar-gm", preset_settings("dpar-gm", "paper", "cora"))
+    assert (default.node_rate, default.max_rows, default.appr_share) == (1.0, 1, 0.1)
+    assert (paper.node_rate, paper.max_rows, paper.appr_share) == (0.09, None, 0.5)
+    nodp = make_config("dpar-nodp", preset_settings("dpar-nodp", "paper", "cora"))
+    assert (nodp.node_rate, nodp.seeds, nodp.max_rows, nodp.private) == (1.0, None, None, False)
+    for name in ("dpar-table1", "dpar-k", "dpar-split", "dpar-lastfm"):  # every paper row names its setting
+        assert all(row.preset in ("paper", "one-row") for row in load_grid(name).rows if row.method.startswith("dpar"))
     with pytest.raises(ConfigError, match="cn has no preset 'paper'; its presets: none"):
         preset_settings("cn", "paper", "usair")
     row = load_grid("dplp-table2").rows[4]

@@ -36,7 +36,7 @@ def test_private_runs_report_both_phases_and_stay_within_the_claim(sbm, method, 
 
 def test_rigorous_noise_grows_with_the_rows_a_node_reaches(sbm):
     capped = _run("dpar-gm", sbm, epsilon=4.0, node_rate=0.5, seeds=40, k=4, max_rows=1)
-    free = _run("dpar-gm", sbm, epsilon=4.0, node_rate=0.5, seeds=40, k=4)
+    free = _run("dpar-gm", sbm, epsilon=4.0, node_rate=0.5, seeds=40, k=4, max_rows=None)
     assert capped.info["rows_per_node"] == 1 < free.info["rows_per_node"]
     assert free.info["sgd_noise_std"] > 2 * capped.info["sgd_noise_std"]
 

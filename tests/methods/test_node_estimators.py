@@ -177,7 +177,7 @@ def test_delta_above_the_node_rate_is_a_privacy_error(graph):
     from graphpriv.errors import PrivacyError
 
     with pytest.raises(PrivacyError) as err:
-        DPARClassifier(delta=0.5, epochs=1).fit(graph)
+        DPARClassifier(delta=0.5, node_rate=0.09, epochs=1).fit(graph)
     message = _one_line(err)
     assert "delta" in message and "node_rate" in message and "lower delta" in message and "raise node_rate" in message
 

@@ -30,10 +30,11 @@ CELLS: dict[str, dict] = {
     # the edge count the cells were pinned with (the default was "model" then; it is "input" now)
     "privdpr": {"epochs": 1, "attacks": "none", "edge_count": "model"},
     "dpr": {"epochs": 1, "attacks": "none", "edge_count": "model"},
-    "dpar-em0": {"epochs": 2},
-    "dpar-em1": {"epochs": 2},
-    "dpar-gm": {"epochs": 2},
-    "dpar-nodp": {"epochs": 2},
+    # the DPAR paper's setting the cells were pinned with (the defaults were; the one-row setting is now)
+    "dpar-em0": {"epochs": 2, "node_rate": 0.09, "max_rows": None, "appr_share": 0.5},
+    "dpar-em1": {"epochs": 2, "node_rate": 0.09, "max_rows": None, "appr_share": 0.5},
+    "dpar-gm": {"epochs": 2, "node_rate": 0.09, "max_rows": None, "appr_share": 0.5},
+    "dpar-nodp": {"epochs": 2, "max_rows": None, "appr_share": 0.5},
     "dp-mlp": {"epochs": 2},
     "mlp": {"epochs": 2},
     "ppgsl": {"learner_steps": 2, "surrogate_epochs": 2, "attacks": "cn", "utility_normalisation": "none",
