@@ -11,8 +11,7 @@ use, so ``import graphpriv`` (and the command line) stays light.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from graphpriv.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -41,16 +40,4 @@ _EXPORTS = {
 
 __all__ = ["__version__", *_EXPORTS]  # noqa: PLE0604 - the keys of _EXPORTS are strings
 
-
-def __getattr__(name: str) -> Any:
-    target = _EXPORTS.get(name)
-    if target is None:
-        raise AttributeError(f"module 'graphpriv' has no attribute {name!r}")
-    module, _, attribute = target.partition(":")
-    value = getattr(importlib.import_module(module), attribute or name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -251,3 +251,23 @@ def test_numba_caches_in_the_user_cache_folder(tmp_path):
         [str(tmp_path / "gp" / "numba")] * 2
     mine = str(tmp_path / "mine")
     assert _python(_CACHE_DIR, env=_cache_env(tmp_path, NUMBA_CACHE_DIR=mine)).split() == [mine] * 2
+
+
+def test_lazy_exports_load_a_name_once_and_refuse_unknown_ones():
+    import graphpriv.data.graph as graph_module
+    from graphpriv.lazy import lazy_exports
+
+    namespace = {"__all__": ["x"]}
+    getattr_, dir_ = lazy_exports("pkg", {"pair_codes": "graphpriv.data.graph", "codes": "graphpriv.data.graph:pair_codes"},
+                                  namespace)
+    assert getattr_("pair_codes") is graph_module.pair_codes and namespace["pair_codes"] is graph_module.pair_codes
+    assert getattr_("codes") is graph_module.pair_codes  # "module:attribute": another name there
+    assert dir_() == ["codes", "pair_codes", "x"]
+    with pytest.raises(AttributeError, match="module 'pkg' has no attribute 'nope'"):
+        getattr_("nope")
+    import graphpriv
+    import graphpriv.privacy
+
+    assert "DPARClassifier" in dir(graphpriv) and "Ledger" in dir(graphpriv.privacy)
+    with pytest.raises(AttributeError, match="module 'graphpriv.privacy' has no attribute 'nope'"):
+        graphpriv.privacy.nope  # noqa: B018

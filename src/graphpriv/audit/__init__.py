@@ -11,8 +11,7 @@ the DP-SGD MLP), :mod:`~graphpriv.audit.privdpr` (PrivDPR), :mod:`~graphpriv.aud
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from graphpriv.lazy import lazy_exports
 
 _EXPORTS = {
     "AUDITS": "graphpriv.audit.registry",
@@ -23,15 +22,4 @@ _EXPORTS = {
 
 __all__ = list(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'graphpriv.audit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -1,7 +1,7 @@
 """Method ids -> (Config class, run function, estimator, defaults), named without importing them.
 
 Each :class:`MethodSpec` names its config class, run function and estimator class by import path
-(``"module:attribute"``); :func:`resolve` imports one on first use (``spec.config_cls``,
+(``"module:attribute"``); :func:`~graphpriv.lazy.resolve` imports one on first use (``spec.config_cls``,
 ``spec.run``, ``ESTIMATORS[method]``). Importing the registry, listing :data:`METHODS`, reading an
 entry's id, defaults, description, unit or presets, therefore imports no method module (no torch,
 PyG, dp-accounting, Opacus, numba): ``graphpriv run cn`` loads what common neighbours needs and
@@ -10,13 +10,12 @@ nothing of DPAR or DPLP. ``tests/experiments/test_startup.py`` resolves every pa
 
 from __future__ import annotations
 
-import functools
-import importlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from graphpriv.errors import ConfigError, PrivacyError, describe_validation_error
+from graphpriv.lazy import resolve
 from graphpriv.methods import variants
 from graphpriv.privacy.limits import MAX_EPSILON, delta_below
 
@@ -27,17 +26,6 @@ if TYPE_CHECKING:
 #: Method id -> :class:`~graphpriv.methods.dpar.DPARClassifier`'s ``appr`` (the audits read it here).
 DPAR_APPR = variants.DPAR_APPR
 _RANK_VARIANTS = variants.RANK_VARIANTS
-
-
-@functools.cache
-def resolve(path: str) -> Any:
-    """The object an import path ``"package.module:attribute"`` names, importing its module on first use.
-
-    Raises:
-        ImportError, AttributeError: a stale path (a bug of the registry, not of the input).
-    """
-    module, _, attribute = path.partition(":")
-    return getattr(importlib.import_module(module), attribute)
 
 
 @dataclass(frozen=True)
@@ -83,7 +71,7 @@ class MethodSpec:
 
 class _Resolved(Mapping):
     """A read-only mapping of method ids to import paths whose values are the objects they name,
-    each imported on first lookup (:func:`resolve`): ``ESTIMATORS["cn"]`` imports the heuristic
+    each imported on first lookup (:func:`~graphpriv.lazy.resolve`): ``ESTIMATORS["cn"]`` imports the heuristic
     only; iterating the keys imports nothing."""
 
     def __init__(self, paths: dict[str, str]) -> None:
