@@ -62,35 +62,50 @@ def _enclose(indptr, indices, u, v, h, i, visit, depth, queue, stamp, members, s
 
 
 @njit(cache=True)
+def _induced_edges(indptr, indices, nodes, lo, hi, mark, i, u, v, out_a, out_b, total):  # pragma: no cover
+    """Append to ``out_a`` / ``out_b`` (from ``total``) the edges among ``nodes[lo:hi]``, the nodes
+    with ``mark == i``, each once (a < b), the target edge (u, v) excluded; returns
+    ``(out_a, out_b, total)``."""
+    for j in range(lo, hi):
+        a = nodes[j]
+        out_a = grow_to(out_a, total + indptr[a + 1] - indptr[a])  # room for every edge of a, once
+        out_b = grow_to(out_b, out_a.size)
+        for p in range(indptr[a], indptr[a + 1]):
+            b = indices[p]
+            if b > a and mark[b] == i and not ((a == u and b == v) or (a == v and b == u)):
+                out_a[total] = a
+                out_b[total] = b
+                total += 1
+    return out_a, out_b, total
+
+
+@njit(cache=True)
+def _search_buffers(n):  # pragma: no cover - compiled
+    """``(stamp, visit, queue, depth, members)``: what :func:`_enclose` needs on N nodes."""
+    return (np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
+            np.empty(1024, np.int64))
+
+
+@njit(cache=True)
+def _output_buffers(num_links):  # pragma: no cover - compiled
+    """``(node_ptr, edge_ptr, out_a, out_b)``: an extractor's output for ``num_links`` links."""
+    return (np.zeros(num_links + 1, np.int64), np.zeros(num_links + 1, np.int64), np.empty(1024, np.int64),
+            np.empty(1024, np.int64))
+
+
+@njit(cache=True)
 def _neighbourhood(indptr, indices, us, vs, h, limit):  # pragma: no cover - compiled
-    n = indptr.size - 1
-    num_links = us.size
-    stamp = np.full(n, -1, np.int64)
-    visit = np.full(n, -1, np.int64)
-    queue = np.empty(n, np.int64)
-    depth = np.empty(n, np.int64)
-    members = np.empty(1024, np.int64)
-    node_ptr = np.zeros(num_links + 1, np.int64)
-    out_a = np.empty(1024, np.int64)
-    out_b = np.empty(1024, np.int64)
-    edge_ptr = np.zeros(num_links + 1, np.int64)
+    stamp, visit, queue, depth, members = _search_buffers(indptr.size - 1)
+    node_ptr, edge_ptr, out_a, out_b = _output_buffers(us.size)
     count = 0
     total = 0
-    for i in range(num_links):
+    for i in range(us.size):
         u, v = us[i], vs[i]
         start = count
         members, count = _enclose(indptr, indices, u, v, h, i, visit, depth, queue, stamp, members, start, limit)
         node_ptr[i + 1] = count
-        for j in range(start, count):
-            a = members[j]
-            out_a = grow_to(out_a, total + indptr[a + 1] - indptr[a])  # room for every edge of a, once
-            out_b = grow_to(out_b, out_a.size)
-            for p in range(indptr[a], indptr[a + 1]):
-                b = indices[p]
-                if b > a and stamp[b] == i and not ((a == u and b == v) or (a == v and b == u)):
-                    out_a[total] = a
-                    out_b[total] = b
-                    total += 1
+        out_a, out_b, total = _induced_edges(indptr, indices, members, start, count, stamp, i, u, v, out_a, out_b,
+                                             total)
         edge_ptr[i + 1] = total
     return node_ptr, members[:count], edge_ptr, out_a[:total], out_b[:total]
 
@@ -98,12 +113,7 @@ def _neighbourhood(indptr, indices, us, vs, h, limit):  # pragma: no cover - com
 @njit(cache=True)
 def _ball_sizes(indptr, indices, us, vs, h, limit):  # pragma: no cover - compiled
     """``[L]`` node counts of the h-hop enclosing subgraphs (what :func:`_neighbourhood` would list)."""
-    n = indptr.size - 1
-    stamp = np.full(n, -1, np.int64)
-    visit = np.full(n, -1, np.int64)
-    queue = np.empty(n, np.int64)
-    depth = np.empty(n, np.int64)
-    members = np.empty(1024, np.int64)
+    stamp, visit, queue, depth, members = _search_buffers(indptr.size - 1)
     sizes = np.empty(us.size, np.int64)
     for i in range(us.size):
         members, count = _enclose(indptr, indices, us[i], vs[i], h, i, visit, depth, queue, stamp, members, 0, limit)
@@ -199,28 +209,20 @@ def _neighbourhood_capped(indptr, indices, us, vs, h, limit, max_nodes, noise, f
     ones (:func:`_closest`); returns also the DRNL labels of the cut subgraphs' nodes (computed in
     the whole subgraph; -1 for the nodes of the subgraphs left whole)."""
     n = indptr.size - 1
-    num_links = us.size
-    stamp = np.full(n, -1, np.int64)
-    visit = np.full(n, -1, np.int64)
+    stamp, visit, queue, depth, members = _search_buffers(n)
+    node_ptr, edge_ptr, out_a, out_b = _output_buffers(us.size)
     keep = np.full(n, -1, np.int64)
     seen_u = np.full(n, -1, np.int64)
     seen_v = np.full(n, -1, np.int64)
     label = np.empty(n, np.int64)
-    queue = np.empty(n, np.int64)
     queue_v = np.empty(n, np.int64)
-    depth = np.empty(n, np.int64)
     du = np.empty(n, np.int64)
     dv = np.empty(n, np.int64)
-    members = np.empty(1024, np.int64)
     nodes = np.empty(1024, np.int64)
     z = np.empty(1024, np.int64)
-    node_ptr = np.zeros(num_links + 1, np.int64)
-    out_a = np.empty(1024, np.int64)
-    out_b = np.empty(1024, np.int64)
-    edge_ptr = np.zeros(num_links + 1, np.int64)
     count = 0
     total = 0
-    for i in range(num_links):
+    for i in range(us.size):
         u, v = us[i], vs[i]
         members, size = _enclose(indptr, indices, u, v, h, i, visit, depth, queue, stamp, members, 0, limit)
         capped = size > max_nodes
@@ -238,18 +240,8 @@ def _neighbourhood_capped(indptr, indices, us, vs, h, limit, max_nodes, noise, f
                 z[count] = label[a] if capped else -1
                 count += 1
         node_ptr[i + 1] = count
-        for j in range(size):
-            a = members[j]
-            if keep[a] != i:
-                continue
-            out_a = grow_to(out_a, total + indptr[a + 1] - indptr[a])  # room for every edge of a, once
-            out_b = grow_to(out_b, out_a.size)
-            for p in range(indptr[a], indptr[a + 1]):
-                b = indices[p]
-                if b > a and keep[b] == i and not ((a == u and b == v) or (a == v and b == u)):
-                    out_a[total] = a
-                    out_b[total] = b
-                    total += 1
+        out_a, out_b, total = _induced_edges(indptr, indices, nodes, node_ptr[i], count, keep, i, u, v, out_a, out_b,
+                                             total)
         edge_ptr[i + 1] = total
     return node_ptr, nodes[:count], z[:count], edge_ptr, out_a[:total], out_b[:total]
 
