@@ -142,3 +142,22 @@ def test_raw_columns_show_diagnostics_unscaled():
     text = runs_markdown(grid, [Cell(grid.rows[0], "g", _records(results, "DPR"))], seeds=2, command="cmd",
                          machine="m")
     assert "| 2.00e-14 |" in text and "| - |" in text
+
+
+def test_a_baseline_column_shows_the_baseline_each_run_measured(tmp_path):
+    from graphpriv.experiments.results import read_results, write_results
+    from graphpriv.methods.base import Baseline
+
+    grid = RunsGrid(name="t", title="t", source="test", datasets=["g"], rows=[GridRow(label="DP", method="dplp-ps")],
+                    columns=["baseline:test_auc"])
+    results = [_result(seed=s, auc=0.8) for s in (0, 1)]
+    for r, value in zip(results, (0.6, 0.7)):
+        r.baselines = [Baseline(name="common neighbours", metric="test_auc", value=value),
+                       Baseline(name="chance", metric="test_auc", value=0.5)]  # the first of a metric's
+    records = [RunRecord.from_result("DP", r, ["test_auc", "baseline:test_auc", "baseline:nc_f1"]) for r in results]
+    assert [r.metrics for r in records] == [{"test_auc": 0.8, "baseline:test_auc": 0.6},
+                                            {"test_auc": 0.8, "baseline:test_auc": 0.7}]  # no nc_f1 baseline
+    text = runs_markdown(grid, [Cell(grid.rows[0], "g", records)], seeds=2, command="cmd", machine="m")
+    assert "| baseline:test_auc |" in text and "| DP | g | 80.00 ± 0.00 | 2 | - | 65.00 ± 7.07 |" in text
+    path = write_results(tmp_path / "t.csv", grid, records, meta={"command": "cmd"})
+    assert read_results(path, grid)[0] == records  # through the committed results file unchanged

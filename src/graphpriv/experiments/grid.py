@@ -85,7 +85,8 @@ class RunsGrid(_Grid):
         name: the table's name (the file's stem). title: the table's heading. source: the
             paper's title and section (or why the table is not in a paper). metric: the main
             metric (a key of ``Result.metrics``, shown x 100). columns: further metrics shown as
-            mean ± std (x 100). raw_columns: diagnostics shown as their mean in scientific
+            mean ± std (x 100); ``baseline:METRIC`` is the trivial baseline each run measured for
+            METRIC on its own split (e.g. ``baseline:accuracy``, the majority class). raw_columns: diagnostics shown as their mean in scientific
             notation. seeds: the seed count of the committed table. first_seed: the first seed
             (validation grids use seeds apart from the reported ones). intro: Markdown shown
             between the heading and the table (every kind has it). allow_large_delta: the

@@ -30,6 +30,20 @@ __all__ = ["PAIR_TYPES", "AuditRecord", "Cell", "ProximityRecord", "RunRecord", 
 PAIR_TYPES = ("visible", "hidden", "no-link")
 
 
+#: A table column ``baseline:METRIC`` shows the trivial baseline a run measured for METRIC on its
+#: own split (:attr:`graphpriv.methods.base.Result.baselines`; the first when there are several).
+BASELINE_PREFIX = "baseline:"
+
+
+def metric_value(result: Result, name: str) -> float | None:
+    """The value of a table column in ``result``: a metric, or ``baseline:METRIC`` (the run's
+    trivial baseline for METRIC, :data:`BASELINE_PREFIX`); ``None`` when the run has none."""
+    if name.startswith(BASELINE_PREFIX):
+        metric = name.removeprefix(BASELINE_PREFIX)
+        return next((float(b.value) for b in result.baselines if b.metric == metric), None)
+    return float(result.metrics[name]) if name in result.metrics else None
+
+
 @dataclass(frozen=True)
 class RunRecord:
     """What a ``runs`` table shows of one run.
@@ -38,7 +52,8 @@ class RunRecord:
         row: the grid row's label. dataset, method, seed, config_hash: the run's key in the store.
         settings: the overrides the row applied on this dataset (preset, per-dataset, settings),
             as JSON with sorted keys: what the grid file asked for, whatever the method's defaults.
-        metrics: the table's metrics of the run (fractions; shown x 100), those it has.
+        metrics: the table's metrics of the run (fractions; shown x 100), those it has, with its
+            trivial baselines as ``baseline:METRIC`` where the table asks for them.
         epsilon, delta: the spent epsilon and its delta (None: non-private). accounting,
         accountant: the report's mode and accountant. noise_multiplier: z (None: none).
         seconds: the run's wall time.
@@ -63,9 +78,10 @@ class RunRecord:
         """The record of a stored :class:`~graphpriv.methods.base.Result` (``metrics``: the table's;
         ``settings``: the row's overrides, :meth:`GridRow.settings_for`)."""
         p = result.privacy
+        values = {m: metric_value(result, m) for m in metrics}
         return cls(row=row, dataset=result.dataset, method=result.method, seed=result.seed,
-                   config_hash=config_hash(result.config), settings=settings_json(settings or {}), metrics={m: float(result.metrics[m]) for m in metrics
-                                                                    if m in result.metrics},
+                   config_hash=config_hash(result.config), settings=settings_json(settings or {}),
+                   metrics={m: v for m, v in values.items() if v is not None},
                    epsilon=None if p is None else float(p.epsilon), delta=None if p is None else float(p.delta),
                    accounting=None if p is None else str(p.accounting), accountant=None if p is None else p.accountant,
                    noise_multiplier=float(result.info["noise_multiplier"]) if result.info.get("noise_multiplier")
