@@ -112,3 +112,17 @@ def test_identity_features_are_one_hot_and_the_graph_is_unchanged():
     assert np.array_equal(ident.x.numpy(), np.eye(plain.num_nodes, dtype=np.float32))
     assert np.array_equal(ident.edge_index.numpy(), plain.edge_index.numpy())
     assert np.array_equal(ident.y.numpy(), plain.y.numpy())
+
+
+def test_the_data_cache_is_graphpriv_cache_else_under_xdg_cache_home(monkeypatch, tmp_path):
+    from pathlib import Path
+
+    from graphpriv.data.fetch import cache_dir
+
+    monkeypatch.setenv("GRAPHPRIV_CACHE", str(tmp_path / "gp"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_dir() == tmp_path / "gp"
+    monkeypatch.delenv("GRAPHPRIV_CACHE")
+    assert cache_dir() == tmp_path / "xdg" / "graphpriv"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert cache_dir() == Path.home() / ".cache" / "graphpriv"

@@ -37,8 +37,12 @@ class RawFile:
 
 
 def cache_dir() -> Path:
-    """``$GRAPHPRIV_CACHE`` or ``~/.cache/graphpriv``."""
-    return Path(os.environ.get(ENV_CACHE, Path.home() / ".cache" / "graphpriv"))
+    """``$GRAPHPRIV_CACHE``, else ``${XDG_CACHE_HOME:-~/.cache}/graphpriv`` (the numba cache's
+    root too, :mod:`graphpriv.linkpred._numba_cache`)."""
+    root = os.environ.get(ENV_CACHE)
+    if root:
+        return Path(root)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "graphpriv"
 
 
 def sha256_of(path: Path) -> str:
