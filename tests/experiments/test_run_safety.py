@@ -264,10 +264,33 @@ def test_accountant_sizes_are_clear_errors():
 
 
 def test_pure_dp_mechanisms_are_not_held_to_the_delta_rule():
+    from graphpriv.experiments.registry import apply_default_delta
+
     graph = random_graph(50, 0.1, seed=1)
     edges = graph.edge_index.size(1) // 2
     for method in ("edgerand", "lapgraph", "lapgraph-sgnn"):  # delta only states the report
-        check_delta_rule(method, make_config(method, {"delta": 1 / edges}), graph)
+        assert check_delta_rule(method, make_config(method, {"delta": 1 / edges}), graph) is None
+        config = make_config(method, {})  # nor is their default delta lowered on a graph of 120,000 edges
+        assert config.delta * 120_000 >= 1 and apply_default_delta(method, config, _circulant(20_000, 6)) == (config, None)
+    config = make_config("dplp-ps", {})  # while a DP-SGD method's is
+    assert apply_default_delta("dplp-ps", config, _circulant(20_000, 6))[0].delta == 1e-6
+
+
+def _circulant(n, k):
+    """A graph object with n nodes and n k undirected edges (each node to its k next): all the rule reads."""
+    import torch
+    from torch_geometric.data import Data
+
+    u = torch.arange(n).repeat_interleave(k)
+    v = (u + torch.arange(1, k + 1).repeat(n)) % n
+    return Data(edge_index=torch.cat([torch.stack([u, v]), torch.stack([v, u])], dim=1), num_nodes=n)
+
+
+def test_a_large_delta_kept_by_allow_large_delta_is_noted_in_the_result():
+    graph = random_graph(50, 0.1, seed=1)
+    note = check_delta_rule("dp-mlp", make_config("dp-mlp", {"delta": 1 / 40}), graph, allow_large_delta=True)
+    assert "0.025 is at or above 1 / 50 nodes, kept by allow_large_delta" in note
+    assert check_delta_rule("dp-mlp", make_config("dp-mlp", {"delta": 1e-3}), graph, allow_large_delta=True) is None
 
 
 @pytest.mark.parametrize("count, suggestion", [(2995, 1e-4), (10_000, 1e-5), (999, 1e-3), (5, 1e-1), (1, 1e-1),
@@ -397,3 +420,12 @@ def test_a_non_private_run_keeps_its_unused_delta():
     graph = random_graph(20_000, 0.0002, seed=2)
     config = make_config("dp-mlp", {"private": False})
     assert apply_default_delta("dp-mlp", config, graph) == (config, None)
+
+
+@needs_data
+def test_a_dry_run_checks_the_delta_a_run_will_use():
+    from graphpriv.experiments.sweep import SweepSpec, check_sweep
+
+    check = check_sweep(SweepSpec(methods=["dp-mlp"], datasets=["pubmed"], epsilons=[2], seeds=1,
+                                  allow_large_delta=False))  # 19,717 nodes: the default 1e-4 becomes 1e-5
+    assert check.problems == [] and [r.config_dict["delta"] for r in check.runs] == [1e-5]

@@ -112,6 +112,9 @@ def test_sample_absent_pairs_on_a_near_complete_graph_and_its_limits():
     assert sample_absent_pairs(codes, n, 0, np.random.default_rng(0)).shape == (2, 0)
     with pytest.raises(ValueError, match="cannot draw 5 pairs"):
         sample_absent_pairs(codes, n, 5, np.random.default_rng(0))
+    for bad in (codes[::-1], np.array([1, 1, 5])):  # unsorted or repeated codes would pass edges off as non-edges
+        with pytest.raises(ValueError, match="sorted and distinct"):
+            sample_absent_pairs(bad, n, 1, np.random.default_rng(0))
     # uniform: on an empty graph of 5 nodes, every one of the 10 pairs is drawn about as often
     counts = np.zeros(10)
     for seed in range(2000):

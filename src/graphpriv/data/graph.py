@@ -243,10 +243,13 @@ def sample_absent_pairs(codes: np.ndarray, num_nodes: int, count: int, rng: np.r
         ``[2, count]`` int64 pairs with u < v, distinct, none in ``codes``, in random order.
 
     Raises:
-        ValueError: fewer than ``count`` pairs are not in ``codes``, or ``count < 0``.
+        ValueError: ``codes`` not sorted and distinct, fewer than ``count`` pairs not in
+            ``codes``, or ``count < 0``.
     """
     total = num_nodes * (num_nodes - 1) // 2
     codes = np.asarray(codes, dtype=np.int64)
+    if codes.size > 1 and not np.all(codes[1:] > codes[:-1]):
+        raise ValueError("'codes' must be sorted and distinct (np.unique(pair_codes(pairs, num_nodes)))")
     free = total - codes.size
     if count < 0 or count > free:
         raise ValueError(f"cannot draw {count} pairs outside {codes.size} of the {total} node pairs of a graph on "

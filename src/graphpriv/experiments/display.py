@@ -33,7 +33,7 @@ def result_table(result: Result) -> Table:
         table.add_row("accounting", f"{p.accounting} ({p.accountant.upper()})")
     for key in ("dependency_bound_M", "group_size", "empirical_max_lsn", "noise_std", "num_train_examples",
                 "depth", "gradient_bound", "gradient_norm_mean", "gradient_norm_max", "noise_norm",
-                "rdp_epsilon_of_this_noise", "target_edges", "edge_count_source", "default_delta"):
+                "rdp_epsilon_of_this_noise", "target_edges", "edge_count_source", "default_delta", "large_delta"):
         if key in result.info:
             value = result.info[key]
             if value is not None:

@@ -375,7 +375,8 @@ def apply_default_delta(method: str, config: MethodConfig, data) -> tuple[Method
         saying what was lowered and why (``None`` when nothing was).
     """
     delta = getattr(config, "delta", None)
-    if delta is None or "delta" in config.model_fields_set or not is_private(method, config):
+    if (delta is None or "delta" in config.model_fields_set or not is_private(method, config)
+            or method_spec(method).pure_dp):  # a pure-DP release only states its report at a delta
         return config, None
     units = privacy_units(method, data)
     if units is None or delta * units[1] < 1:
@@ -388,27 +389,34 @@ def apply_default_delta(method: str, config: MethodConfig, data) -> tuple[Method
     return type(config)(**values, delta=lowered), note
 
 
-def check_delta_rule(method: str, config: MethodConfig, data, *, allow_large_delta: bool = False) -> None:
+def check_delta_rule(method: str, config: MethodConfig, data, *, allow_large_delta: bool = False) -> str | None:
     """Refuse delta >= 1 / (number of privacy units): such a delta allows a mechanism that
     publishes one unit's data outright with probability delta and still meets the bound.
 
     Args:
-        method, config: the run. data: the input graph. allow_large_delta: skip the rule (it is
-            also skipped for non-private settings and pure-DP mechanisms, whose delta is only the
-            delta their report is stated at).
+        method, config: the run. data: the input graph. allow_large_delta: keep such a delta (the
+            papers' tables do), with a note. The rule does not apply to non-private settings and
+            pure-DP mechanisms, whose delta is only the delta their report is stated at.
+
+    Returns:
+        ``None``, or, when ``allow_large_delta`` keeps a delta at or above the bound, one sentence
+        saying so (a run records it as ``info["large_delta"]``).
 
     Raises:
         PrivacyError: ``config.delta`` at or above ``1 / count`` for a private run.
     """
     delta = getattr(config, "delta", None)
     units = privacy_units(method, data)
-    if (allow_large_delta or delta is None or units is None or method_spec(method).pure_dp
-            or not is_private(method, config)):
-        return
+    if delta is None or units is None or method_spec(method).pure_dp or not is_private(method, config):
+        return None
     unit, count = units
-    if delta * count >= 1:
-        raise PrivacyError(f"delta={delta:g} is at or above 1/{count} (one over the {count} {unit}s of the input): "
-                           f"a mechanism could publish one {unit} outright and still be (eps, delta)-DP; pass "
-                           f"--delta {delta_below(count):g} or smaller (the default rule: the largest power of ten "
-                           f"below 1 / {count}), or --allow-large-delta to keep it")
+    if delta * count < 1:
+        return None
+    if allow_large_delta:
+        return (f"delta = {delta:g} is at or above 1 / {count:,} {unit}s, kept by allow_large_delta: one {unit}'s "
+                "data could be published outright with probability delta")
+    raise PrivacyError(f"delta={delta:g} is at or above 1/{count} (one over the {count} {unit}s of the input): "
+                       f"a mechanism could publish one {unit} outright and still be (eps, delta)-DP; pass "
+                       f"--delta {delta_below(count):g} or smaller (the default rule: the largest power of ten "
+                       f"below 1 / {count}), or --allow-large-delta to keep it")
 

@@ -47,6 +47,8 @@ class PreparedRun:
     seed: int
     #: One sentence when the default delta was lowered by the rule (:func:`apply_default_delta`).
     delta_note: str | None = None
+    #: One sentence when ``allow_large_delta`` kept a delta at or above the rule's bound.
+    large_delta_note: str | None = None
 
 
 def check_output_path(path: str | Path, *, option: str, suffixes: tuple[str, ...]) -> Path:
@@ -136,8 +138,8 @@ def prepare_data(settings: tuple[MethodSpec, MethodConfig, int], dataset: str | 
                           f"{type(dataset).__name__}")
     data = check_data(dataset, method=spec.id) if isinstance(dataset, Data) else load(dataset)  # edges normalised
     config, delta_note = apply_default_delta(spec.id, config, data)
-    check_delta_rule(spec.id, config, data, allow_large_delta=allow_large_delta)
-    return PreparedRun(spec, config, data, seed, delta_note)
+    large_delta_note = check_delta_rule(spec.id, config, data, allow_large_delta=allow_large_delta)
+    return PreparedRun(spec, config, data, seed, delta_note, large_delta_note)
 
 
 def run_prepared(run: PreparedRun, *, progress: Progress = no_progress) -> Result:
@@ -147,6 +149,8 @@ def run_prepared(run: PreparedRun, *, progress: Progress = no_progress) -> Resul
     result.info["input_normalisations"] = list(getattr(run.data, "normalisations", None) or [])
     if run.delta_note is not None:
         result.info["default_delta"] = run.delta_note
+    if run.large_delta_note is not None:
+        result.info["large_delta"] = run.large_delta_note
     return result
 
 

@@ -311,15 +311,18 @@ def neighbourhood_subgraphs(adj: sp.csr_matrix, links: np.ndarray, *, h: int, pr
 def capped_neighbourhood_subgraphs(adj: sp.csr_matrix, links: np.ndarray, *, h: int, max_nodes: int,
                                    rng: np.random.Generator, progress: Progress = no_progress):
     """:func:`neighbourhood_subgraphs`, each subgraph above ``max_nodes`` nodes cut to the targets
-    and its ``max_nodes - 2`` nodes with the smallest DRNL labels, without ever listing it whole.
+    and its ``max_nodes - 2`` nodes with the smallest DRNL labels, without listing its edges.
 
     The result is :func:`~graphpriv.linkpred.subgraphs.cap_subgraph_size` applied to the whole
     subgraphs, bit for bit and with the same draws (one ``rng.random`` over the nodes of all the
     whole subgraphs, made only when a subgraph is cut): ranks by DRNL label computed in the whole
     subgraph (unreachable nodes last), ties at random; kept nodes in their order, edges between
-    them. It costs O(kept nodes' neighbour lists) a subgraph instead of O(its edges), which is
-    what makes 2-hop subgraphs of a dense release (EdgeRand at epsilon 0.5 on Cora: the whole
-    graph, 1.4M edges, each) tractable.
+    them. A cut subgraph's nodes are still listed (a search over the whole ball, twice: once to
+    size the draws) and its DRNL ranking needs only the breadth-first layers up to the labels
+    kept; only the kept nodes' edges are listed, O(kept nodes' neighbour lists) instead of
+    O(the whole subgraph's edges), which is what makes 2-hop subgraphs of a dense release
+    (EdgeRand at epsilon 0.5 on Cora: the whole graph, 1.4M edges, each) tractable. Memory: the
+    tie-breaking draws hold one float per node of every whole subgraph.
 
     Args:
         adj: Symmetric CSR adjacency ``[N, N]``. links: ``[2, L]``. h: radius >= 1.

@@ -67,7 +67,9 @@ class GCN(nn.Module):
 
     Shapes:
         forward(x [N, F] or None, edge_index [2, 2|E|] both directions, or a sparse ``[N, N]``
-        adjacency) -> [N, out_channels].
+        adjacency) -> [N, out_channels]. The graph must be undirected (symmetric): the sparse
+        product's backward uses the adjacency as its own transpose, and the adjacency's values
+        get no gradient (the graph is fixed).
     """
 
     def __init__(self, in_channels: int | None, hidden_channels: int, out_channels: int, *,
