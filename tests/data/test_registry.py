@@ -126,3 +126,35 @@ def test_the_data_cache_is_graphpriv_cache_else_under_xdg_cache_home(monkeypatch
     assert cache_dir() == tmp_path / "xdg" / "graphpriv"
     monkeypatch.delenv("XDG_CACHE_HOME")
     assert cache_dir() == Path.home() / ".cache" / "graphpriv"
+
+
+def test_a_facebook100_school_drops_yearless_nodes_and_rare_years(tmp_path):
+    import scipy.io as sio
+    import scipy.sparse as sp
+
+    from graphpriv.data.builders import facebook100_mat
+    from graphpriv.data.graph import clean_graph
+
+    # 40 students: node 0 has no year (removed with its edges); years 2008 (20), 2009 (19) and 2010
+    # (node 1 alone: 1 of 39 < 3 %, unlabelled); gender 1 or 2 (node 5 missing), major 7 or 9
+    n = 40
+    info = np.zeros((n, 7), dtype=np.uint16)
+    info[:, 5] = [0, 2010] + [2008] * 20 + [2009] * 18
+    info[:, 1] = [1, 2] * 20
+    info[5, 1] = 0
+    info[:, 2] = [7] * 10 + [9] * 30
+    ring = np.arange(n)
+    adj = sp.coo_matrix((np.ones(n), (ring, (ring + 1) % n)), shape=(n, n))
+    path = tmp_path / "School.mat"
+    sio.savemat(path, {"A": sp.csc_matrix(adj + adj.T), "local_info": info})
+    raw = facebook100_mat({"School.mat": path})
+    data = clean_graph(raw, name="school")
+    assert data.num_nodes == 39 and list(data.node_names[:2]) == [1, 2]  # node 0 gone, rows renumbered
+    assert data.edge_index.size(1) // 2 == 38  # the ring loses node 0's two edges
+    y = data.y.numpy()
+    assert y[0] == -1 and (y[1:21] == 0).all() and (y[21:] == 1).all()  # 2010 too rare; 2008 -> 0, 2009 -> 1
+    x = data.x.numpy()
+    assert x.shape == (39, 2 + 2)  # gender {1, 2}, major {7, 9}; status, minor, housing all missing
+    assert x[4, :2].tolist() == [0, 0] and x[0, :2].tolist() == [0, 1]  # missing: no bit; node 1: gender 2
+    assert (x.sum(1) == np.where(np.arange(39) == 4, 1, 2)).all()
+    assert raw.notes[0] == "1 node without a year removed with their edges"

@@ -105,6 +105,23 @@ def adjacency_to_raw(adj: sp.spmatrix | np.ndarray, *, source: str) -> RawGraph:
     return RawGraph(np.stack([coo.row[keep], coo.col[keep]]).astype(np.int64), num_nodes=adj.shape[0])
 
 
+def read_mat_variables(path: Path, names: tuple[str, ...]) -> dict:
+    """The variables ``names`` of a MATLAB .mat file.
+
+    Raises:
+        GraphFormatError: unreadable file, or a variable missing (the message names it).
+    """
+    try:
+        mat = sio.loadmat(path)
+    except Exception as exc:  # noqa: BLE001 - scipy raises several types for corrupt files
+        raise GraphFormatError(f"{path}: not a readable MATLAB .mat file ({exc})") from None
+    missing = [n for n in names if n not in mat]
+    if missing:
+        present = ", ".join(k for k in mat if not k.startswith("__"))
+        raise GraphFormatError(f"{path}: no variable {', '.join(missing)} (it has {present})")
+    return {n: mat[n] for n in names}
+
+
 def read_mat(path: Path, key: str | None = None) -> RawGraph:
     """MATLAB .mat with an adjacency matrix (``net`` in SEAL's files, else the only square matrix).
 

@@ -130,6 +130,24 @@ _FILES = {
     "privdpr/Processed_citeseer.txt": RawFile("privdpr", "Processed_citeseer.txt",
         "https://raw.githubusercontent.com/sunnerzs/PrivDPR/master/ProcessedData/Processed_citeseer.txt",
         "020a11c489c87e11d12b9c2b0a548cc13610a3b039e630b74d4e644c35cbdb42"),
+    "facebook100/Amherst41.mat": RawFile("facebook100", "Amherst41.mat",
+        "https://raw.githubusercontent.com/sisaman/pyg-datasets/main/datasets/facebook100/Amherst41.mat",
+        "3108e4b2edb01be05c5a61147583a40e61012820fff7eebe621dd26018caaf00"),
+    "facebook100/Caltech36.mat": RawFile("facebook100", "Caltech36.mat",
+        "https://raw.githubusercontent.com/sisaman/pyg-datasets/main/datasets/facebook100/Caltech36.mat",
+        "597d8307f9aaaaf50343e12a22893c203c52b92e1dd5b3fb35e13f19871d6ffa"),
+    "facebook100/Cornell5.mat": RawFile("facebook100", "Cornell5.mat",
+        "https://raw.githubusercontent.com/sisaman/pyg-datasets/main/datasets/facebook100/Cornell5.mat",
+        "d9ff76ae34e855cb77b0779a3a320f7f73f848901cb13352e2734c17804c4aec"),
+    "facebook100/Harvard1.mat": RawFile("facebook100", "Harvard1.mat",
+        "https://raw.githubusercontent.com/sisaman/pyg-datasets/main/datasets/facebook100/Harvard1.mat",
+        "1b066bceed71bfe94c11c118bf4a46fbbe5f41b838b7c93c2a5b8afc9a70a460"),
+    "facebook100/JohnsHopkins55.mat": RawFile("facebook100", "JohnsHopkins55.mat",
+        "https://raw.githubusercontent.com/sisaman/pyg-datasets/main/datasets/facebook100/JohnsHopkins55.mat",
+        "fc7243bf257155df03afbc397ab34b5f8eb8e75f40cd1603398e207a033ef50f"),
+    "facebook100/MIT8.mat": RawFile("facebook100", "MIT8.mat",
+        "https://raw.githubusercontent.com/sisaman/pyg-datasets/main/datasets/facebook100/MIT8.mat",
+        "ad4a4614ba42c6f85bcc6025331dd7b0059d4eab3cdd8ec6d86ded07aaa0b63b"),
 }
 
 
@@ -202,6 +220,18 @@ _SPECS = [
                 0, 0, "Cora structure as preprocessed by PrivDPR"),
     DatasetSpec("citeseer_privdpr", ("privdpr/Processed_citeseer.txt",), builders.privdpr_txt,
                 3327, 4552, 0, 0, "CiteSeer structure as preprocessed by PrivDPR"),
+    DatasetSpec("fb100-caltech36", ("facebook100/Caltech36.mat",), builders.facebook100_mat, 655, 14837, 76, 6,
+                "Facebook100 Caltech36: friendships, one-hot attributes, class year (GAP's Facebook collection)"),
+    DatasetSpec("fb100-amherst41", ("facebook100/Amherst41.mat",), builders.facebook100_mat, 2021, 81492, 100, 6,
+                "Facebook100 Amherst41: friendships, one-hot attributes, class year (GAP's Facebook collection)"),
+    DatasetSpec("fb100-jhu55", ("facebook100/JohnsHopkins55.mat",), builders.facebook100_mat, 4544, 164787, 248, 6,
+                "Facebook100 JohnsHopkins55: friendships, one-hot attributes, class year (GAP's Facebook collection)"),
+    DatasetSpec("fb100-mit8", ("facebook100/MIT8.mat",), builders.facebook100_mat, 5298, 217118, 156, 7,
+                "Facebook100 MIT8: friendships, one-hot attributes, class year (GAP's Facebook collection)"),
+    DatasetSpec("fb100-harvard1", ("facebook100/Harvard1.mat",), builders.facebook100_mat, 12505, 729471, 168, 9,
+                "Facebook100 Harvard1: friendships, one-hot attributes, class year (GAP's Facebook collection)"),
+    DatasetSpec("fb100-cornell5", ("facebook100/Cornell5.mat",), builders.facebook100_mat, 16162, 669883, 347, 6,
+                "Facebook100 Cornell5: friendships, one-hot attributes, class year (GAP's Facebook collection)"),
 ]
 
 REGISTRY: dict[str, DatasetSpec] = {spec.id: spec for spec in _SPECS}
