@@ -1,1 +1,1 @@
-"""Graph propagation: approximate personalized PageRank (DPAR)."""
+"""Graph propagation: approximate personalized PageRank (DPAR), aggregation perturbation (GAP)."""
