@@ -24,6 +24,7 @@ _EXPORTS = {
     "CommonNeighbours": "graphpriv.methods.heuristic",
     "DPARClassifier": "graphpriv.methods.dpar",
     "MLPClassifier": "graphpriv.methods.mlp",
+    "GAPClassifier": "graphpriv.methods.gap",
     "EdgeRand": "graphpriv.methods.publishing",
     "LapGraph": "graphpriv.methods.publishing",
     "RandomPerturb": "graphpriv.methods.publishing",

@@ -147,6 +147,6 @@ def perturbed_aggregations(x: Tensor, edge_index: Tensor, *, hops: int, noise_mu
         h = F.normalize(s, p=2.0, dim=-1)
         out.append(h)
     if ledger is not None and noise_multiplier > 0:
-        ledger.spend(aggregation_event(noise_multiplier, hops), phase=phase, noise_multiplier=noise_multiplier,
-                     label=f"Gaussian aggregation x {hops} hops")
+        ledger.spend(dp_event.GaussianDpEvent(noise_multiplier), phase=phase, count=hops,
+                     noise_multiplier=noise_multiplier, label="Gaussian sum aggregation (one hop)")
     return torch.stack(out, dim=-1)

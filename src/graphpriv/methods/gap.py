@@ -1,0 +1,267 @@
+"""GAP with edge-level DP: :class:`GAPClassifier` (``private=True``: GAP-EDP; ``private=False``: GAP-INF).
+
+Source: Sajadmanesh, Shamsabadi, Bellet, Gatica-Perez, "GAP: Differentially Private Graph Neural
+Networks with Aggregation Perturbation" (USENIX Security 2023), Sec. 4 (the three modules) and
+Sec. 5.1 (edge-level privacy): (1) the encoder, an MLP on node features with a linear head, trained
+on the training labels; it reads no edge. (2) The aggregation module: K hops of sum aggregation over
+the row-normalised embeddings, Gaussian noise on every node's aggregate at every hop
+(:mod:`graphpriv.propagation.aggregation_perturbation`), the only step that reads the edges. (3)
+The classification module, trained on the K + 1 private aggregates of the training nodes.
+
+Privacy (edge level): neighbouring graphs differ by one undirected edge added or removed
+(graphpriv's edge relation). Only the aggregation module reads edges; it is (eps, delta)-DP by the
+Gaussian mechanism at sensitivity sqrt(2) per hop, composed over the K hops by the RDP accountant;
+the encoder (no edges) and the classification module (post-processing of the aggregates, the
+features and the labels) add nothing. Features and labels are not protected (edge-level DP).
+The report also gives the epsilon of the same noise under the directed relation (one direction
+of an edge as the unit, sensitivity 1: the public GAP code's), to set numbers beside the paper's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from pydantic import Field
+from torch_geometric.data import Data
+
+from graphpriv.data.validation import check_data, check_node_ids
+from graphpriv.errors import DatasetError
+from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress, phase_progress
+from graphpriv.methods.estimator import Estimator
+from graphpriv.nn.gap import ClassificationModule, Encoder
+from graphpriv.privacy.accountant import Ledger
+from graphpriv.privacy.calibration import quiet_absl
+from graphpriv.privacy.units import PrivacyUnit
+from graphpriv.propagation.aggregation_perturbation import (
+    calibrate_aggregation_noise,
+    epsilon_under_relation,
+    perturbed_aggregations,
+)
+
+__all__ = ["GAPClassifier", "GAPConfig"]
+
+
+class GAPConfig(MethodConfig):
+    """GAP's hyperparameters: the paper's code's defaults (hops 2, hidden 16, a 2-layer encoder,
+    1-layer bases and head, SELU with batch normalisation, no dropout, 100 epochs for the encoder
+    and the classifier, Adam at lr 0.01), with full-batch training."""
+
+    epsilon: float = Field(8.0, gt=0, description="edge-level epsilon (undirected edges), GAP-EDP")
+    delta: float = Field(1e-5, gt=0, lt=1, description="below 1 / |E| up to 100,000 edges")
+    private: bool = True
+    hops: int = Field(2, ge=1, description="K, hops of noisy aggregation")
+    hidden: int = Field(16, ge=1)
+    encoder_layers: int = Field(2, ge=1)
+    base_layers: int = Field(1, ge=1)
+    head_layers: int = Field(1, ge=1)
+    dropout: float = Field(0.0, ge=0, lt=1)
+    batch_norm: bool = True
+    encoder_epochs: int = Field(100, ge=1)
+    epochs: int = Field(100, ge=1, description="classification module's epochs")
+    lr: float = Field(0.01, gt=0)
+    weight_decay: float = Field(0.0, ge=0)
+
+
+def _train(model: torch.nn.Module, inputs: torch.Tensor, y: torch.Tensor, *, epochs: int, lr: float,
+           weight_decay: float, progress: Progress) -> None:
+    """Full-batch Adam on the cross-entropy of ``model(inputs)`` against ``y``."""
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+    model.train()
+    for epoch in range(1, epochs + 1):
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(inputs), y)
+        loss.backward()
+        optimizer.step()
+        progress(epoch, epochs, loss=float(loss.detach()))
+    model.eval()
+
+
+class GAPClassifier(Estimator):
+    """GAP (USENIX Security 2023) as an estimator: encoder, aggregation perturbation, classifier.
+
+    Privacy: ``private=True`` (GAP-EDP): ``fit`` is edge-level (eps, delta)-DP for the graph it is
+    given, under add/remove of one undirected edge (module docstring); the guarantee covers the
+    aggregates (``aggregates_``) and everything trained on them (``classifier_``); the encoder
+    reads no edge. ``private=False`` (GAP-INF): the same model without noise, no guarantee.
+    Prediction on the fitted graph reads the fitted aggregates (no new privacy spent); on another
+    graph it aggregates that graph afresh with the same noise, a new release of that graph at the
+    same epsilon (``privacy_report_`` covers the fit only).
+
+    Args:
+        random_state: seed of the initialisations and of the aggregation noise.
+        **params: :class:`GAPConfig` fields.
+
+    Attributes:
+        encoder_, classifier_: the trained modules (eval mode). aggregates_: ``[N, hidden, K + 1]``
+            the fitted graph's aggregates. noise_multiplier_: z (0.0 for GAP-INF).
+        n_features_in_: F. n_classes_: C. info_: facts of the fit. timings_: seconds per phase.
+
+    Raises:
+        ConfigError: an unknown hyperparameter or an invalid value.
+    """
+
+    config_cls = GAPConfig
+
+    def fit(self, data: Data, train_nodes: object = None, *, num_classes: int | None = None,
+            progress: Progress | None = no_progress) -> GAPClassifier:
+        """Train the encoder, release the aggregates, train the classifier.
+
+        Args:
+            data: a ``Data`` with ``x [N, F]``, ``y [N]`` (class ids, -1: unlabelled) and
+                ``edge_index [2, 2|E|]`` (both directions; ``[2, 0]``: no edges).
+            train_nodes: ``[T]`` labelled node ids (default: every labelled node).
+            num_classes: C (default: the largest label + 1).
+            progress: phases ``encoder``, ``aggregation``, ``classifier`` (``None``: none).
+
+        Returns:
+            ``self``, fitted.
+
+        Raises:
+            DatasetError: missing features or labels, unusable training nodes, a class without a
+                training node. BudgetExceededError: no noise meets the budget.
+        """
+        progress = progress or no_progress
+        config = self._config
+        data, x, y, train, classes = self._fit_inputs(data, train_nodes, num_classes)
+        timer = Timer()
+        torch.manual_seed(self.random_state)
+        encoder = Encoder(x.shape[1], config.hidden, classes, layers=config.encoder_layers, dropout=config.dropout,
+                          batch_norm=config.batch_norm)
+        with timer.phase("encoder"):
+            _train(encoder, x[train], y[train], epochs=config.encoder_epochs, lr=config.lr,
+                   weight_decay=config.weight_decay, progress=phase_progress(progress, "encoder"))
+        ledger, z, info = None, 0.0, {"train_nodes": int(train.size), "edges": int(data.edge_index.size(1) // 2)}
+        if config.private:
+            with quiet_absl():
+                z = calibrate_aggregation_noise(epsilon=config.epsilon, delta=config.delta, hops=config.hops)
+            ledger = Ledger(PrivacyUnit.EDGE, delta=config.delta)
+            info.update(noise_multiplier=z, noise_std=z * math.sqrt(2))
+        with timer.phase("aggregation"):
+            aggregates = self._aggregates(encoder, x, data.edge_index.long(), z, ledger, seed=self.random_state)
+            progress(1, 1, phase="aggregation")
+        torch.manual_seed(self.random_state + 1)
+        classifier = ClassificationModule(config.hidden, config.hidden, classes, hops=config.hops,
+                                          base_layers=config.base_layers, head_layers=config.head_layers,
+                                          dropout=config.dropout, batch_norm=config.batch_norm)
+        with timer.phase("classifier"):
+            _train(classifier, aggregates[torch.from_numpy(train)], y[train], epochs=config.epochs, lr=config.lr,
+                   weight_decay=config.weight_decay, progress=phase_progress(progress, "classifier"))
+        privacy = None
+        if ledger is not None:
+            with quiet_absl():
+                directed = epsilon_under_relation(z, config.hops, config.delta, calibrated_for="undirected",
+                                                  relation="directed")
+                relation = ("edge-level add/remove of one undirected edge: only the aggregation module reads "
+                            f"edges, each of its {config.hops} hops a Gaussian mechanism at sensitivity sqrt(2) (two "
+                            "rows move by a unit row each); the encoder reads no edge and the classifier is "
+                            "post-processing")
+                directed_note = ("the same noise under the directed relation (one direction of an edge, sensitivity "
+                                 f"1, the public GAP code's): epsilon {directed:.4f}")
+                privacy = ledger.report(target_epsilon=config.epsilon, notes=[relation, directed_note])
+            info["epsilon_directed"] = directed
+        self.encoder_, self.classifier_, self.aggregates_ = encoder, classifier, aggregates
+        self.noise_multiplier_ = float(z)
+        self.n_features_in_, self.n_classes_ = int(x.shape[1]), int(classes)
+        self.info_, self.timings_ = info, dict(timer.timings)
+        self.ledger_ = ledger
+        return self._fitted(privacy)
+
+    def _fit_inputs(self, data: Data, train_nodes: object,
+                    num_classes: int | None) -> tuple[Data, torch.Tensor, torch.Tensor, np.ndarray, int]:
+        data = check_data(data, needs_features=True, needs_labels=True, method=type(self).__name__,
+                          allow_no_edges=True)
+        x = torch.as_tensor(data.x, dtype=torch.float32)
+        y = torch.as_tensor(data.y, dtype=torch.long)
+        if train_nodes is None:
+            train = np.flatnonzero(y.numpy() >= 0)
+        else:
+            train = np.unique(check_node_ids(train_nodes, int(x.shape[0]), name="train_nodes"))
+            if (y.numpy()[train] < 0).any():
+                raise DatasetError(f"train_nodes includes unlabelled node {int(train[y.numpy()[train] < 0][0])} "
+                                   "(label -1); pass labelled nodes only")
+        if train.size < 2:
+            raise DatasetError(f"GAP needs at least 2 labelled training nodes (got {train.size})")
+        classes = int(y.max()) + 1 if num_classes is None else num_classes
+        present = np.unique(y.numpy()[train])
+        if isinstance(classes, bool) or not isinstance(classes, (int, np.integer)) or classes <= int(present.max()):
+            raise DatasetError(f"num_classes must be an integer above every training label (they go up to "
+                               f"{int(present.max())}), got {num_classes!r}")
+        missing = sorted(set(range(int(classes))) - set(present.tolist()))
+        if missing and num_classes is None:
+            raise DatasetError(f"class {missing[0]} has no training node ({len(missing)} classes without one): the "
+                               "classifier cannot learn it; use a split with every class in training, or pass "
+                               "num_classes to keep it anyway")
+        return data, x, y, train, int(classes)
+
+    def _aggregates(self, encoder: Encoder, x: torch.Tensor, edge_index: torch.Tensor, z: float,
+                    ledger: Ledger | None, *, seed: int) -> torch.Tensor:
+        with torch.no_grad():
+            embedding = encoder.embed(x)
+        return perturbed_aggregations(embedding, edge_index, hops=self._config.hops, noise_multiplier=z,
+                                      generator=torch.Generator().manual_seed(seed + 2), ledger=ledger)
+
+    def predict_proba(self, data: Data | None = None, nodes: object = None) -> torch.Tensor:
+        """Class probabilities ``[K, C]`` of ``nodes`` (default: all) of the fitted graph
+        (``data=None``: its aggregates, no new privacy spent) or of another graph ``data`` (with
+        ``x`` of width ``n_features_in_`` and ``edge_index``: aggregated afresh, with noise, a new
+        release of that graph).
+
+        Raises:
+            NotFittedError: before ``fit``. DatasetError: a malformed graph, another feature width,
+                a node id out of range.
+        """
+        return torch.softmax(self._logits(data, nodes), dim=1)
+
+    def predict(self, data: Data | None = None, nodes: object = None) -> torch.Tensor:
+        """The most likely class ``[K]`` of ``nodes`` (arguments and errors as :meth:`predict_proba`)."""
+        return self._logits(data, nodes).argmax(1)
+
+    def _logits(self, data: Data | None, nodes: object) -> torch.Tensor:
+        self._check_fitted()
+        if data is None:
+            aggregates = self.aggregates_
+        else:
+            data = check_data(data, needs_features=True, method=type(self).__name__, allow_no_edges=True)
+            x = torch.as_tensor(data.x, dtype=torch.float32)
+            if x.shape[1] != self.n_features_in_:
+                raise DatasetError(f"data.x has {x.shape[1]} features per node, but this GAPClassifier was fitted "
+                                   f"on {self.n_features_in_}; pass a graph with the same features")
+            aggregates = self._aggregates(self.encoder_, x, data.edge_index.long(), self.noise_multiplier_, None,
+                                          seed=self.random_state + 3)
+        index = torch.from_numpy(check_node_ids(nodes, int(aggregates.shape[0]), name="nodes"))
+        with torch.no_grad():
+            return self.classifier_(aggregates[index])
+
+    def _modules(self, num_features: int, num_classes: int) -> tuple[Encoder, ClassificationModule]:
+        config = self._config
+        return (Encoder(num_features, config.hidden, num_classes, layers=config.encoder_layers,
+                        dropout=config.dropout, batch_norm=config.batch_norm),
+                ClassificationModule(config.hidden, config.hidden, num_classes, hops=config.hops,
+                                     base_layers=config.base_layers, head_layers=config.head_layers,
+                                     dropout=config.dropout, batch_norm=config.batch_norm))
+
+    def _get_state(self) -> dict[str, Any]:
+        return {"encoder": {k: v.detach().clone() for k, v in self.encoder_.state_dict().items()},
+                "classifier": {k: v.detach().clone() for k, v in self.classifier_.state_dict().items()},
+                "aggregates": self.aggregates_.detach().clone(), "noise_multiplier": self.noise_multiplier_,
+                "n_features_in": self.n_features_in_, "n_classes": self.n_classes_,
+                "info": json.dumps(self.info_), "timings": json.dumps(self.timings_)}
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        encoder, classifier = self._modules(int(state["n_features_in"]), int(state["n_classes"]))
+        try:
+            encoder.load_state_dict(state["encoder"])
+            classifier.load_state_dict(state["classifier"])
+        except RuntimeError as exc:  # missing, unexpected or mis-shaped tensors
+            raise ValueError(str(exc).splitlines()[0]) from None
+        self.encoder_, self.classifier_ = encoder.eval(), classifier.eval()
+        self.aggregates_ = state["aggregates"]
+        self.noise_multiplier_ = float(state["noise_multiplier"])
+        self.n_features_in_, self.n_classes_ = int(state["n_features_in"]), int(state["n_classes"])
+        self.info_ = json.loads(state["info"])
+        self.timings_ = json.loads(state["timings"])
