@@ -84,3 +84,19 @@ def test_bad_graphs_are_refused_before_training(graph, split):
     fitted = GAPClassifier(private=False, **FAST).fit(graph, split[0])
     with pytest.raises(DatasetError, match="features per node"):
         fitted.predict(Data(x=torch.ones(3, 5), edge_index=torch.zeros(2, 0, dtype=torch.long), num_nodes=3))
+
+
+def test_the_transductive_protocol_refuses_what_it_cannot_run(graph):
+    from graphpriv.evaluation.transductive import run_gap
+    from graphpriv.methods.gap import GAPConfig
+
+    with pytest.raises(ConfigError, match="val_ratio \\+ test_ratio must be < 1"):
+        GAPClassifier(val_ratio=0.5, test_ratio=0.5)
+    with pytest.raises(ConfigError, match="run_gap runs gap-edp, gap-inf"):
+        run_gap(GAPConfig(), graph, seed=0, method="dp-mlp")
+    with pytest.raises(ConfigError, match="gap-inf trains without differential privacy"):
+        run_gap(GAPConfig(private=True), graph, seed=0, method="gap-inf")
+    result = run_gap(GAPConfig(epsilon=4.0, **FAST), graph, seed=1)
+    (baseline,) = result.baselines
+    assert result.metrics["accuracy"] > baseline.value and result.privacy.epsilon <= 4.0
+    assert result.metrics["epsilon_directed"] < result.privacy.epsilon

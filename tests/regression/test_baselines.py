@@ -15,6 +15,7 @@ from tests.regression.cells import CELLS, graph, run_cell
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 NODE = {"dpar-em0", "dpar-em1", "dpar-gm", "dpar-nodp", "dp-mlp", "mlp"}
+TRANSDUCTIVE = {"gap-edp", "gap-inf"}
 LINK = {"dplp-ps", "dplp-ns", "seal", "lapgraph-sgnn"}
 RANK = {"dplp-rank", "dplp-rank-lin", "rank-exponential", "rank-laplace", "rank-staircase", "rank-nonprivate"}
 PUBLISH = {"ppgsl", "random-perturb", "dice", "edgerand", "lapgraph"}
@@ -24,7 +25,7 @@ SYNTH = {"privdpr", "dpr"}
 def test_the_families_cover_the_registry():
     from graphpriv.experiments.registry import METHODS
 
-    assert NODE | LINK | RANK | PUBLISH | SYNTH | {"cn"} == set(METHODS) == set(CELLS)
+    assert NODE | TRANSDUCTIVE | LINK | RANK | PUBLISH | SYNTH | {"cn"} == set(METHODS) == set(CELLS)
 
 
 @pytest.mark.parametrize("method", sorted(CELLS))
@@ -46,6 +47,20 @@ def test_node_classification_baseline_is_the_majority_class(method):
     sides = inductive_sides(graph(), test_ratio=0.2, seed=0)
     train = [int(v) for v in sides.train.y if v >= 0]
     test = [int(v) for v in sides.test.y if v >= 0]
+    top = max(Counter(train).items(), key=lambda kv: (kv[1], -kv[0]))[0]
+    assert (baseline.name, baseline.metric, baseline.better) == ("majority class", "accuracy", "higher")
+    assert baseline.value == sum(t == top for t in test) / len(test)
+
+
+@pytest.mark.parametrize("method", sorted(TRANSDUCTIVE))
+def test_transductive_baseline_is_the_majority_class_of_the_training_labels(method):
+    from graphpriv.data.splits import node_split
+
+    (baseline,) = run_cell(method).baselines
+    y = graph().y.numpy()
+    split = node_split(graph(), train_ratio=0.75, val_ratio=0.10, seed=0)
+    train = [int(v) for v in y[split.train_idx] if v >= 0]
+    test = [int(v) for v in y[split.test_idx] if v >= 0]
     top = max(Counter(train).items(), key=lambda kv: (kv[1], -kv[0]))[0]
     assert (baseline.name, baseline.metric, baseline.better) == ("majority class", "accuracy", "higher")
     assert baseline.value == sum(t == top for t in test) / len(test)

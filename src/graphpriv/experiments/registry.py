@@ -96,6 +96,7 @@ _PUBLISH, _SYNTH = "graphpriv.evaluation.publishing", "graphpriv.evaluation.synt
 _DPLP, _LAPG, _HEUR = "graphpriv.methods.dplp_subgraph", "graphpriv.methods.lapgraph_sgnn", "graphpriv.methods.heuristic"
 _DRANK, _PRIVDPR, _DPAR = "graphpriv.methods.dplp_rank", "graphpriv.methods.privdpr", "graphpriv.methods.dpar"
 _MLP, _PPGSL, _PUB = "graphpriv.methods.mlp", "graphpriv.methods.ppgsl", "graphpriv.methods.publishing"
+_GAP, _TRANSDUCTIVE = "graphpriv.methods.gap", "graphpriv.evaluation.transductive"
 #: :class:`graphpriv.linkpred.subgraphs.Extractor`'s values (a ``str`` enum; the config validates
 #: the value into the member, so ``config.extractor is Extractor.PATH`` as before).
 _PATH, _NEIGHBOURHOOD = "path", "neighbourhood"
@@ -153,6 +154,11 @@ _METHODS = [
                unit="node"),
     MethodSpec("mlp", f"{_MLP}:MLPConfig", f"{_NODE}:run_mlp", f"{_MLP}:MLPClassifier", {"private": False},
                "classify: 2-layer MLP on node features alone, no DP", unit="node", private_twin="dp-mlp"),
+    MethodSpec("gap-edp", f"{_GAP}:GAPConfig", f"{_TRANSDUCTIVE}:run_gap", f"{_GAP}:GAPClassifier", {},
+               "classify: GAP, aggregation perturbation (edge-level DP, undirected edges; Sajadmanesh et al.)",
+               unit="edge"),
+    MethodSpec("gap-inf", f"{_GAP}:GAPConfig", f"{_TRANSDUCTIVE}:run_gap", f"{_GAP}:GAPClassifier", {"private": False},
+               "classify: GAP's model without noise (no DP)", unit="edge", private_twin="gap-edp"),
     MethodSpec("ppgsl", f"{_PPGSL}:PPGSLConfig", f"{_PUBLISH}:run_ppgsl", f"{_PPGSL}:PPGSL", {},
                "publish: PPGSL, graph structure learned against a surrogate attacker (no DP; Wu et al.)",
                publishes=True, private_twin="edgerand"),

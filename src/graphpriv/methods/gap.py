@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn.functional as F
-from pydantic import Field
+from pydantic import Field, model_validator
 from torch_geometric.data import Data
 
 from graphpriv.data.validation import check_data, check_node_ids
@@ -49,7 +49,8 @@ __all__ = ["GAPClassifier", "GAPConfig"]
 class GAPConfig(MethodConfig):
     """GAP's hyperparameters: the paper's code's defaults (hops 2, hidden 16, a 2-layer encoder,
     1-layer bases and head, SELU with batch normalisation, no dropout, 100 epochs for the encoder
-    and the classifier, Adam at lr 0.01), with full-batch training."""
+    and the classifier, Adam at lr 0.01), with full-batch training; ``val_ratio`` and ``test_ratio``
+    are the transductive protocol's split (:mod:`graphpriv.evaluation.transductive`: 75/10/15)."""
 
     epsilon: float = Field(8.0, gt=0, description="edge-level epsilon (undirected edges), GAP-EDP")
     delta: float = Field(1e-5, gt=0, lt=1, description="below 1 / |E| up to 100,000 edges")
@@ -65,6 +66,14 @@ class GAPConfig(MethodConfig):
     epochs: int = Field(100, ge=1, description="classification module's epochs")
     lr: float = Field(0.01, gt=0)
     weight_decay: float = Field(0.0, ge=0)
+    val_ratio: float = Field(0.10, ge=0, lt=1, description="protocol: validation share, held out")
+    test_ratio: float = Field(0.15, gt=0, lt=1, description="protocol: test share (the rest trains)")
+
+    @model_validator(mode="after")
+    def _split_leaves_training(self) -> GAPConfig:
+        if self.val_ratio + self.test_ratio >= 1:
+            raise ValueError(f"val_ratio + test_ratio must be < 1 (got {self.val_ratio} + {self.test_ratio})")
+        return self
 
 
 def _train(model: torch.nn.Module, inputs: torch.Tensor, y: torch.Tensor, *, epochs: int, lr: float,
