@@ -69,6 +69,7 @@ bench: setup
 	$(BIN)/python benchmarks/bench_privdpr_scale.py --nodes 410236 --edges 3356824 --batch-nodes 1024
 	$(BIN)/python benchmarks/bench_spectral_norm.py
 	$(BIN)/python benchmarks/bench_startup.py --repeats 5
+	$(BIN)/python benchmarks/bench_gap.py
 
 clean:
 	rm -rf $(VENV) .numba-cache .pytest_cache runs
