@@ -17,6 +17,7 @@ from torch_geometric.data import Data
 from graphpriv.audit.statistics import AuditReport
 from graphpriv.errors import ConfigError
 from graphpriv.methods.dpar import DPARClassifier
+from graphpriv.methods.gap import GAPClassifier
 from graphpriv.methods.dplp_rank import DPLPRanker
 from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor
 from graphpriv.methods.estimator import Estimator
@@ -85,6 +86,9 @@ AUDITS: dict[type[Estimator], Audit] = {
     DPLPRanker: Audit("graphpriv.audit.ranking:audit_ranker", "protected_pair",
                       "canary nodes joined to an audited query's neighbours by protected edges; presence in its "
                       "top-k list", preset={"top_k": 1}, options=("guesses",)),
+    GAPClassifier: Audit("graphpriv.audit.gap:audit_gap", "edge",
+                         "canary edges between fresh node pairs; alignment of a first-hop aggregate with the "
+                         "partner's embedding", preset={"encoder_epochs": 20, "epochs": 20}, options=("guesses",)),
     PrivDPR: Audit("graphpriv.audit.privdpr:audit_privdpr", "node",
                    "gradient canaries in extra rows of V (white box), or canary nodes (black box)",
                    preset={"epochs": 1}, options=("attack", "partners", "guesses", "audit_delta")),

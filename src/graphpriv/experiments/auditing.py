@@ -29,7 +29,7 @@ AUDITABLE: tuple[str, ...] = tuple(m for m, cls in ESTIMATORS.items() if cls in 
 #: ``--non-private`` for the methods with a non-private twin of their own (the others run the same
 #: steps with the noise scaled to 0).
 _NON_PRIVATE_TWIN = {"dpar-em0": "dpar-nodp", "dpar-em1": "dpar-nodp", "dpar-gm": "dpar-nodp", "privdpr": "dpr",
-                     "dp-mlp": "mlp"}
+                     "dp-mlp": "mlp", "gap-edp": "gap-inf"}
 
 
 def _claims_privacy(method: str) -> bool:

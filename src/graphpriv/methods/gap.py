@@ -36,6 +36,7 @@ from graphpriv.methods.estimator import Estimator
 from graphpriv.nn.gap import ClassificationModule, Encoder
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.calibration import quiet_absl
+from graphpriv.privacy.hooks import AuditHook, noise_scale_of
 from graphpriv.privacy.units import PrivacyUnit
 from graphpriv.propagation.aggregation_perturbation import (
     calibrate_aggregation_noise,
@@ -117,7 +118,7 @@ class GAPClassifier(Estimator):
     config_cls = GAPConfig
 
     def fit(self, data: Data, train_nodes: object = None, *, num_classes: int | None = None,
-            progress: Progress | None = no_progress) -> GAPClassifier:
+            progress: Progress | None = no_progress, audit_hook: AuditHook | None = None) -> GAPClassifier:
         """Train the encoder, release the aggregates, train the classifier.
 
         Args:
@@ -126,6 +127,9 @@ class GAPClassifier(Estimator):
             train_nodes: ``[T]`` labelled node ids (default: every labelled node).
             num_classes: C (default: the largest label + 1).
             progress: phases ``encoder``, ``aggregation``, ``classifier`` (``None``: none).
+            audit_hook: for a privacy audit only (:mod:`graphpriv.audit.gap`): its ``noise_scale``
+                multiplies the aggregation noise while the ledger still spends the calibrated hops
+                (a deliberate fault). None (default) for a real fit.
 
         Returns:
             ``self``, fitted.
@@ -151,7 +155,8 @@ class GAPClassifier(Estimator):
             ledger = Ledger(PrivacyUnit.EDGE, delta=config.delta)
             info.update(noise_multiplier=z, noise_std=z * math.sqrt(2))
         with timer.phase("aggregation"):
-            aggregates = self._aggregates(encoder, x, data.edge_index.long(), z, ledger, seed=self.random_state)
+            aggregates = self._aggregates(encoder, x, data.edge_index.long(), z, ledger, seed=self.random_state,
+                                          noise_scale=noise_scale_of(audit_hook))
             progress(1, 1, phase="aggregation")
         torch.manual_seed(self.random_state + 1)
         classifier = ClassificationModule(config.hidden, config.hidden, classes, hops=config.hops,
@@ -208,11 +213,12 @@ class GAPClassifier(Estimator):
         return data, x, y, train, int(classes)
 
     def _aggregates(self, encoder: Encoder, x: torch.Tensor, edge_index: torch.Tensor, z: float,
-                    ledger: Ledger | None, *, seed: int) -> torch.Tensor:
+                    ledger: Ledger | None, *, seed: int, noise_scale: float = 1.0) -> torch.Tensor:
         with torch.no_grad():
             embedding = encoder.embed(x)
         return perturbed_aggregations(embedding, edge_index, hops=self._config.hops, noise_multiplier=z,
-                                      generator=torch.Generator().manual_seed(seed + 2), ledger=ledger)
+                                      generator=torch.Generator().manual_seed(seed + 2), ledger=ledger,
+                                      noise_scale=noise_scale)
 
     def predict_proba(self, data: Data | None = None, nodes: object = None) -> torch.Tensor:
         """Class probabilities ``[K, C]`` of ``nodes`` (default: all) of the fitted graph

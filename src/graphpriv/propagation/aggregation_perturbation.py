@@ -111,7 +111,8 @@ def epsilon_under_relation(noise_multiplier: float, hops: int, delta: float, *, 
 
 def perturbed_aggregations(x: Tensor, edge_index: Tensor, *, hops: int, noise_multiplier: float,
                            generator: torch.Generator, relation: EdgeRelation = "undirected",
-                           ledger: Ledger | None = None, phase: str = "aggregation") -> Tensor:
+                           ledger: Ledger | None = None, phase: str = "aggregation",
+                           noise_scale: float = 1.0) -> Tensor:
     """GAP's aggregation module: ``H_0 = normalise(x)``, then K hops of
     ``H_k = normalise(aggregate(H_{k-1}) + N(0, (noise_multiplier * sensitivity)^2))``.
 
@@ -124,7 +125,9 @@ def perturbed_aggregations(x: Tensor, edge_index: Tensor, *, hops: int, noise_mu
         x: ``[N, d]`` float node embeddings (the encoder's output). edge_index: ``[2, M]`` long.
         hops: K >= 1. noise_multiplier: z >= 0. generator: the noise's randomness.
         relation: the edge relation the sensitivity is taken under. ledger, phase: where the
-            hops are spent.
+            hops are spent. noise_scale: the noise std times this factor while the ledger still
+            spends the calibrated hops (1.0; other values only from a privacy audit's fault test,
+            :class:`graphpriv.privacy.hooks.AuditHook`).
 
     Returns:
         ``[N, d, K + 1]`` float: ``H_0 .. H_K`` stacked on the last axis, every row of norm 1 (or
@@ -137,7 +140,7 @@ def perturbed_aggregations(x: Tensor, edge_index: Tensor, *, hops: int, noise_mu
         raise ValueError(f"'hops' must be an integer >= 1 (got {hops!r})")
     if not (math.isfinite(noise_multiplier) and noise_multiplier >= 0):
         raise ValueError(f"'noise_multiplier' must be a finite number >= 0 (got {noise_multiplier!r})")
-    std = noise_multiplier * edge_sensitivity(relation)
+    std = noise_multiplier * edge_sensitivity(relation) * noise_scale
     h = F.normalize(x, p=2.0, dim=-1)
     out = [h]
     for _ in range(hops):
