@@ -37,6 +37,7 @@ CELLS: dict[str, dict] = {
     "dpar-nodp": {"epochs": 2, "max_rows": None, "appr_share": 0.5},
     "gap-edp": {"encoder_epochs": 5, "epochs": 5, "epsilon": 4.0},
     "gap-inf": {"encoder_epochs": 5, "epochs": 5},
+    "gcn": {"epochs": 20},
     "dp-mlp": {"epochs": 2},
     "mlp": {"epochs": 2},
     "ppgsl": {"learner_steps": 2, "surrogate_epochs": 2, "attacks": "cn", "utility_normalisation": "none",

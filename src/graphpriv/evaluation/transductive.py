@@ -9,7 +9,8 @@ Shamsabadi, Bellet, Gatica-Perez, "GAP: Differentially Private Graph Neural Netw
 Aggregation Perturbation" (USENIX Security 2023), Sec. 6.1 ("we randomly split the nodes into
 training, validation and test sets with 75/10/15% ratio").
 
-The registry's ``gap-edp`` (edge-level DP) and ``gap-inf`` (no DP) run through :func:`run_gap`.
+The registry's ``gap-edp`` (edge-level DP) and ``gap-inf`` (no DP) run through :func:`run_gap`,
+``gcn`` (Kipf & Welling's GCN, no DP: the ceiling) through :func:`run_gcn`.
 """
 
 from __future__ import annotations
@@ -22,19 +23,50 @@ from graphpriv.data.splits import node_split
 from graphpriv.data.validation import check_data, check_seed
 from graphpriv.errors import ConfigError
 from graphpriv.evaluation.baselines import majority_class
-from graphpriv.methods.base import Progress, Result, Timer, no_progress
+from graphpriv.methods.base import Baseline, Progress, Result, Timer, no_progress
 from graphpriv.methods.gap import GAPClassifier, GAPConfig
+from graphpriv.methods.gcn import GCNClassifier, GCNConfig
 
-__all__ = ["GAP_PRIVATE", "run_gap"]
+__all__ = ["GAP_PRIVATE", "fit_transductive", "run_gap", "run_gcn"]
 
 #: GAP's method ids -> whether the fit is private.
 GAP_PRIVATE: dict[str, bool] = {"gap-edp": True, "gap-inf": False}
 
 
+def fit_transductive(estimator: GAPClassifier | GCNClassifier, data: Data, *, val_ratio: float, test_ratio: float,
+                     seed: int, timer: Timer, progress: Progress = no_progress) -> tuple[float, Baseline]:
+    """The protocol on one estimator: split (phase ``split``), ``fit`` on the whole graph with the
+    labelled training nodes (the estimator's phases added to ``timer``), accuracy on the labelled
+    test nodes of the fitted graph (phase ``inference``) beside the majority class's.
+
+    Returns:
+        ``(accuracy, baseline)`` (NaN accuracy when no test node is labelled).
+
+    Raises:
+        What :func:`~graphpriv.data.splits.node_split` and the estimator's ``fit`` raise.
+    """
+    y = np.asarray(data.y)
+    with timer.phase("split"):
+        split = node_split(data, train_ratio=1.0 - val_ratio - test_ratio, val_ratio=val_ratio, seed=seed)
+    train = split.train_idx[y[split.train_idx] >= 0]
+    estimator.fit(data, train, num_classes=int(y.max()) + 1, progress=progress)
+    timer.merge(estimator.timings_)
+    with timer.phase("inference"):
+        test = split.test_idx[y[split.test_idx] >= 0]
+        predicted = estimator.predict(nodes=test)
+        score = float((predicted == torch.from_numpy(y[test])).float().mean()) if test.size else float("nan")
+        return score, majority_class(y[train], y[test])
+
+
+def _checked(data: Data, method: str, seed: int) -> tuple[Data, int]:
+    data = check_data(data, needs_features=True, needs_labels=True, method=method)  # no edges: nothing to aggregate
+    return data, check_seed(seed)
+
+
 def run_gap(config: GAPConfig, data: Data, *, seed: int, method: str = "gap-edp",
             progress: Progress = no_progress) -> Result:
     """One GAP cell: :class:`~graphpriv.methods.gap.GAPClassifier` (``random_state`` = ``seed``)
-    through the transductive protocol.
+    through the transductive protocol (:func:`fit_transductive`).
 
     Args:
         config: the hyperparameters (``val_ratio``, ``test_ratio``: the split). data: a graph with
@@ -54,27 +86,42 @@ def run_gap(config: GAPConfig, data: Data, *, seed: int, method: str = "gap-edp"
     """
     if method not in GAP_PRIVATE:
         raise ConfigError(f"run_gap runs {', '.join(GAP_PRIVATE)} (got {method!r})")
-    data = check_data(data, needs_features=True, needs_labels=True, method=method)  # no edges: nothing to aggregate
-    seed = check_seed(seed)
+    data, seed = _checked(data, method, seed)
     if not GAP_PRIVATE[method] and config.private:
         raise ConfigError(f"{method} trains without differential privacy: drop private=true, or run gap-edp")
     timer = Timer()
-    y = np.asarray(data.y)
-    with timer.phase("split"):
-        split = node_split(data, train_ratio=1.0 - config.val_ratio - config.test_ratio, val_ratio=config.val_ratio,
-                           seed=seed)
-    train = split.train_idx[y[split.train_idx] >= 0]
     estimator = GAPClassifier(random_state=seed, **config.model_dump())
-    estimator.fit(data, train, num_classes=int(y.max()) + 1, progress=progress)
-    timer.merge(estimator.timings_)
-    with timer.phase("inference"):
-        test = split.test_idx[y[split.test_idx] >= 0]
-        predicted = estimator.predict(nodes=test)
-        score = float((predicted == torch.from_numpy(y[test])).float().mean()) if test.size else float("nan")
-        baseline = majority_class(y[train], y[test])
+    score, baseline = fit_transductive(estimator, data, val_ratio=config.val_ratio, test_ratio=config.test_ratio,
+                                       seed=seed, timer=timer, progress=progress)
     metrics = {"accuracy": score}
     if "epsilon_directed" in estimator.info_:
         metrics["epsilon_directed"] = float(estimator.info_["epsilon_directed"])
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics=metrics, privacy=estimator.privacy_report_,
+                  timings=timer.finish(), info=dict(estimator.info_), baselines=[baseline]).with_estimator(estimator)
+
+
+def run_gcn(config: GCNConfig, data: Data, *, seed: int, method: str = "gcn",
+            progress: Progress = no_progress) -> Result:
+    """One ``gcn`` cell: :class:`~graphpriv.methods.gcn.GCNClassifier` (non-private, ``random_state``
+    = ``seed``) through the transductive protocol: the ceiling the private node classifiers are set
+    beside.
+
+    Returns:
+        :class:`~graphpriv.methods.base.Result` with ``accuracy``, no privacy report, the majority
+        class as its baseline.
+
+    Raises:
+        ConfigError: another method id, a bad seed. DatasetError: no features or labels, no edges,
+            a graph too small to split.
+    """
+    if method != "gcn":
+        raise ConfigError(f"run_gcn runs gcn (got {method!r})")
+    data, seed = _checked(data, method, seed)
+    timer = Timer()
+    estimator = GCNClassifier(random_state=seed, **config.model_dump())
+    score, baseline = fit_transductive(estimator, data, val_ratio=config.val_ratio, test_ratio=config.test_ratio,
+                                       seed=seed, timer=timer, progress=progress)
+    return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
+                  config=config.model_dump(mode="json"), metrics={"accuracy": score}, privacy=None,
                   timings=timer.finish(), info=dict(estimator.info_), baselines=[baseline]).with_estimator(estimator)

@@ -26,13 +26,13 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn.functional as F
-from pydantic import Field, model_validator
+from pydantic import Field
 from torch_geometric.data import Data
 
 from graphpriv.data.validation import check_data, check_node_ids
 from graphpriv.errors import DatasetError
-from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress, phase_progress
-from graphpriv.methods.estimator import Estimator
+from graphpriv.methods.base import Progress, Timer, no_progress, phase_progress
+from graphpriv.methods.transductive_classifier import TransductiveClassifier, TransductiveConfig
 from graphpriv.nn.gap import ClassificationModule, Encoder
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.calibration import quiet_absl
@@ -47,7 +47,7 @@ from graphpriv.propagation.aggregation_perturbation import (
 __all__ = ["GAPClassifier", "GAPConfig"]
 
 
-class GAPConfig(MethodConfig):
+class GAPConfig(TransductiveConfig):
     """GAP's hyperparameters: the paper's code's defaults (hops 2, hidden 16, a 2-layer encoder,
     1-layer bases and head, SELU with batch normalisation, no dropout, 100 epochs for the encoder
     and the classifier, Adam at lr 0.01), with full-batch training; ``val_ratio`` and ``test_ratio``
@@ -67,14 +67,6 @@ class GAPConfig(MethodConfig):
     epochs: int = Field(100, ge=1, description="classification module's epochs")
     lr: float = Field(0.01, gt=0)
     weight_decay: float = Field(0.0, ge=0)
-    val_ratio: float = Field(0.10, ge=0, lt=1, description="protocol: validation share, held out")
-    test_ratio: float = Field(0.15, gt=0, lt=1, description="protocol: test share (the rest trains)")
-
-    @model_validator(mode="after")
-    def _split_leaves_training(self) -> GAPConfig:
-        if self.val_ratio + self.test_ratio >= 1:
-            raise ValueError(f"val_ratio + test_ratio must be < 1 (got {self.val_ratio} + {self.test_ratio})")
-        return self
 
 
 def _train(model: torch.nn.Module, inputs: torch.Tensor, y: torch.Tensor, *, epochs: int, lr: float,
@@ -91,7 +83,7 @@ def _train(model: torch.nn.Module, inputs: torch.Tensor, y: torch.Tensor, *, epo
     model.eval()
 
 
-class GAPClassifier(Estimator):
+class GAPClassifier(TransductiveClassifier):
     """GAP (USENIX Security 2023) as an estimator: encoder, aggregation perturbation, classifier.
 
     Privacy: ``private=True`` (GAP-EDP): ``fit`` is edge-level (eps, delta)-DP for the graph it is
@@ -220,35 +212,17 @@ class GAPClassifier(Estimator):
                                       generator=torch.Generator().manual_seed(seed + 2), ledger=ledger,
                                       noise_scale=noise_scale)
 
-    def predict_proba(self, data: Data | None = None, nodes: object = None) -> torch.Tensor:
-        """Class probabilities ``[K, C]`` of ``nodes`` (default: all) of the fitted graph
-        (``data=None``: its aggregates, no new privacy spent) or of another graph ``data`` (with
-        ``x`` of width ``n_features_in_`` and ``edge_index``: aggregated afresh, with noise, a new
-        release of that graph).
-
-        Raises:
-            NotFittedError: before ``fit``. DatasetError: a malformed graph, another feature width,
-                a node id out of range.
-        """
-        return torch.softmax(self._logits(data, nodes), dim=1)
-
-    def predict(self, data: Data | None = None, nodes: object = None) -> torch.Tensor:
-        """The most likely class ``[K]`` of ``nodes`` (arguments and errors as :meth:`predict_proba`)."""
-        return self._logits(data, nodes).argmax(1)
-
-    def _logits(self, data: Data | None, nodes: object) -> torch.Tensor:
-        self._check_fitted()
+    def _logits_of(self, data: Data | None, index_of) -> torch.Tensor:
+        """The fitted aggregates (``data=None``: no new privacy spent), or ``data`` aggregated afresh
+        with the fitted noise multiplier: a new release of that graph (``privacy_report_`` covers
+        the fit only)."""
         if data is None:
             aggregates = self.aggregates_
         else:
-            data = check_data(data, needs_features=True, method=type(self).__name__, allow_no_edges=True)
-            x = torch.as_tensor(data.x, dtype=torch.float32)
-            if x.shape[1] != self.n_features_in_:
-                raise DatasetError(f"data.x has {x.shape[1]} features per node, but this GAPClassifier was fitted "
-                                   f"on {self.n_features_in_}; pass a graph with the same features")
-            aggregates = self._aggregates(self.encoder_, x, data.edge_index.long(), self.noise_multiplier_, None,
+            aggregates = self._aggregates(self.encoder_, torch.as_tensor(data.x, dtype=torch.float32),
+                                          data.edge_index.long(), self.noise_multiplier_, None,
                                           seed=self.random_state + 3)
-        index = torch.from_numpy(check_node_ids(nodes, int(aggregates.shape[0]), name="nodes"))
+        index = index_of(int(aggregates.shape[0]))
         with torch.no_grad():
             return self.classifier_(aggregates[index])
 
