@@ -3,7 +3,6 @@ the fit / predict / save / load round trip, and bad input refused before any wor
 
 import math
 
-import numpy as np
 import pytest
 import torch
 from dp_accounting import dp_event
@@ -11,21 +10,8 @@ from dp_accounting.rdp import RdpAccountant
 
 from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.methods.gap import GAPClassifier
-from graphpriv.testing.graphs import labelled_sbm
 
 FAST = {"encoder_epochs": 30, "epochs": 30}
-
-
-@pytest.fixture(scope="module")
-def graph():
-    # weak features (signal 0.3), strong communities: aggregation is where the accuracy comes from
-    return labelled_sbm(240, 3, p_in=0.12, p_out=0.004, signal=0.3, seed=7)
-
-
-@pytest.fixture(scope="module")
-def split(graph):
-    perm = np.random.default_rng(0).permutation(graph.num_nodes)
-    return np.sort(perm[:120]), np.sort(perm[120:])
 
 
 def _accuracy(est, graph, test):

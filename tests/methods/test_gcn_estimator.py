@@ -8,12 +8,6 @@ from torch_geometric.data import Data
 
 from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.methods.gcn import GCNClassifier
-from graphpriv.testing.graphs import labelled_sbm
-
-
-@pytest.fixture(scope="module")
-def graph():
-    return labelled_sbm(240, 3, p_in=0.12, p_out=0.004, signal=0.3, seed=7)
 
 
 def test_gcn_learns_predicts_and_round_trips(graph, tmp_path):

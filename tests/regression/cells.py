@@ -38,6 +38,8 @@ CELLS: dict[str, dict] = {
     "gap-edp": {"encoder_epochs": 5, "epochs": 5, "epsilon": 4.0},
     "gap-inf": {"encoder_epochs": 5, "epochs": 5},
     "gcn": {"epochs": 20},
+    "progap-edp": {"epochs": 5, "epsilon": 4.0},
+    "progap-inf": {"epochs": 5},
     "dp-mlp": {"epochs": 2},
     "mlp": {"epochs": 2},
     "ppgsl": {"learner_steps": 2, "surrogate_epochs": 2, "attacks": "cn", "utility_normalisation": "none",

@@ -21,14 +21,14 @@ CHEAP: dict[str, dict] = {
     "dpr": {"epochs": 1, "evaluate": False, "r": 8, "d": 8},
     "dpar-gm": {"epochs": 1}, "dpar-nodp": {"epochs": 1}, "dp-mlp": {"epochs": 1}, "mlp": {"epochs": 1},
     "gap-edp": {"encoder_epochs": 1, "epochs": 1}, "gap-inf": {"encoder_epochs": 1, "epochs": 1},
-    "gcn": {"epochs": 1},
+    "gcn": {"epochs": 1}, "progap-edp": {"epochs": 1}, "progap-inf": {"epochs": 1},
     "ppgsl": {"learner_steps": 1, "surrogate_epochs": 1, "utility": False, "attacks": "none"},
     "random-perturb": {"utility": False, "attacks": "none"}, "dice": {"utility": False, "attacks": "none"},
     "edgerand": {"utility": False, "attacks": "none"}, "lapgraph": {"utility": False, "attacks": "none"},
 }
 METHOD_IDS = tuple(CHEAP)
 #: Methods that read node features and labels (node classifiers).
-NODE_CLASSIFIERS = ("dpar-gm", "dpar-nodp", "dp-mlp", "mlp", "gap-edp", "gap-inf", "gcn")
+NODE_CLASSIFIERS = ("dpar-gm", "dpar-nodp", "dp-mlp", "mlp", "gap-edp", "gap-inf", "gcn", "progap-edp", "progap-inf")
 
 #: ``--set`` flags making a publishing CLI run cheap.
 PUBLISH_CHEAP = ["--set", "utility=false", "--set", "attacks=none"]

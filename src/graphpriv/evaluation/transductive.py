@@ -9,7 +9,8 @@ Shamsabadi, Bellet, Gatica-Perez, "GAP: Differentially Private Graph Neural Netw
 Aggregation Perturbation" (USENIX Security 2023), Sec. 6.1 ("we randomly split the nodes into
 training, validation and test sets with 75/10/15% ratio").
 
-The registry's ``gap-edp`` (edge-level DP) and ``gap-inf`` (no DP) run through :func:`run_gap`,
+The registry's ``gap-edp``, ``progap-edp`` (edge-level DP), ``gap-inf`` and ``progap-inf`` (no DP)
+run through :func:`run_gap`,
 ``gcn`` (Kipf & Welling's GCN, no DP: the ceiling) through :func:`run_gcn`.
 """
 
@@ -26,14 +27,15 @@ from graphpriv.evaluation.baselines import majority_class
 from graphpriv.methods.base import Baseline, Progress, Result, Timer, no_progress
 from graphpriv.methods.gap import GAPClassifier, GAPConfig
 from graphpriv.methods.gcn import GCNClassifier, GCNConfig
+from graphpriv.methods.progap import ProGAPClassifier, ProGAPConfig
 
 __all__ = ["GAP_PRIVATE", "fit_transductive", "run_gap", "run_gcn"]
 
-#: GAP's method ids -> whether the fit is private.
-GAP_PRIVATE: dict[str, bool] = {"gap-edp": True, "gap-inf": False}
+#: GAP's and ProGAP's method ids -> whether the fit is private.
+GAP_PRIVATE: dict[str, bool] = {"gap-edp": True, "gap-inf": False, "progap-edp": True, "progap-inf": False}
 
 
-def fit_transductive(estimator: GAPClassifier | GCNClassifier, data: Data, *, val_ratio: float, test_ratio: float,
+def fit_transductive(estimator: GAPClassifier | ProGAPClassifier | GCNClassifier, data: Data, *, val_ratio: float, test_ratio: float,
                      seed: int, timer: Timer, progress: Progress = no_progress) -> tuple[float, Baseline]:
     """The protocol on one estimator: split (phase ``split``), ``fit`` on the whole graph with the
     labelled training nodes (the estimator's phases added to ``timer``), accuracy on the labelled
@@ -63,34 +65,37 @@ def _checked(data: Data, method: str, seed: int) -> tuple[Data, int]:
     return data, check_seed(seed)
 
 
-def run_gap(config: GAPConfig, data: Data, *, seed: int, method: str = "gap-edp",
+def run_gap(config: GAPConfig | ProGAPConfig, data: Data, *, seed: int, method: str = "gap-edp",
             progress: Progress = no_progress) -> Result:
-    """One GAP cell: :class:`~graphpriv.methods.gap.GAPClassifier` (``random_state`` = ``seed``)
-    through the transductive protocol (:func:`fit_transductive`).
+    """One GAP or ProGAP cell: :class:`~graphpriv.methods.gap.GAPClassifier` or
+    :class:`~graphpriv.methods.progap.ProGAPClassifier` (``random_state`` = ``seed``) through the
+    transductive protocol (:func:`fit_transductive`).
 
     Args:
         config: the hyperparameters (``val_ratio``, ``test_ratio``: the split). data: a graph with
             features and labels. seed: the split's and the fit's, in [0, 2^32 - 1]. method:
-            ``gap-edp`` or ``gap-inf`` (``config.private`` must be False). progress: the fit's
-            phases.
+            ``gap-edp``, ``progap-edp``, or ``gap-inf`` / ``progap-inf`` (``config.private`` must be
+            False). progress: the fit's phases.
 
     Returns:
         :class:`~graphpriv.methods.base.Result` with ``accuracy`` on the labelled test nodes and,
-        for ``gap-edp``, ``epsilon_directed`` and the privacy report (edge level, undirected
+        for the private ids, ``epsilon_directed`` and the privacy report (edge level, undirected
         edges); the majority class as its baseline.
 
     Raises:
-        ConfigError: another method id, ``gap-inf`` with ``private=True``, a bad seed.
+        ConfigError: another method id, a non-private id with ``private=True``, a bad seed.
         DatasetError: no features or labels, no edges, a graph too small to split.
         BudgetExceededError: the budget cannot be met.
     """
     if method not in GAP_PRIVATE:
         raise ConfigError(f"run_gap runs {', '.join(GAP_PRIVATE)} (got {method!r})")
     data, seed = _checked(data, method, seed)
+    progressive = method.startswith("progap")
     if not GAP_PRIVATE[method] and config.private:
-        raise ConfigError(f"{method} trains without differential privacy: drop private=true, or run gap-edp")
+        twin = "progap-edp" if progressive else "gap-edp"
+        raise ConfigError(f"{method} trains without differential privacy: drop private=true, or run {twin}")
     timer = Timer()
-    estimator = GAPClassifier(random_state=seed, **config.model_dump())
+    estimator = (ProGAPClassifier if progressive else GAPClassifier)(random_state=seed, **config.model_dump())
     score, baseline = fit_transductive(estimator, data, val_ratio=config.val_ratio, test_ratio=config.test_ratio,
                                        seed=seed, timer=timer, progress=progress)
     metrics = {"accuracy": score}

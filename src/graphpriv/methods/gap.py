@@ -20,53 +20,39 @@ of an edge as the unit, sensitivity 1: the public GAP code's), to set numbers be
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 from pydantic import Field
 from torch_geometric.data import Data
 
-from graphpriv.data.validation import check_data, check_node_ids
-from graphpriv.errors import DatasetError
 from graphpriv.methods.base import Progress, Timer, no_progress, phase_progress
-from graphpriv.methods.transductive_classifier import TransductiveClassifier, TransductiveConfig
+from graphpriv.methods.transductive_classifier import (
+    AggregationPerturbationConfig,
+    TransductiveClassifier,
+    aggregation_budget,
+    aggregation_report,
+)
 from graphpriv.nn.gap import ClassificationModule, Encoder
 from graphpriv.privacy.accountant import Ledger
-from graphpriv.privacy.calibration import quiet_absl
 from graphpriv.privacy.hooks import AuditHook, noise_scale_of
-from graphpriv.privacy.units import PrivacyUnit
 from graphpriv.propagation.aggregation_perturbation import (
-    calibrate_aggregation_noise,
-    epsilon_under_relation,
     perturbed_aggregations,
 )
 
 __all__ = ["GAPClassifier", "GAPConfig"]
 
 
-class GAPConfig(TransductiveConfig):
+class GAPConfig(AggregationPerturbationConfig):
     """GAP's hyperparameters: the paper's code's defaults (hops 2, hidden 16, a 2-layer encoder,
     1-layer bases and head, SELU with batch normalisation, no dropout, 100 epochs for the encoder
     and the classifier, Adam at lr 0.01), with full-batch training; ``val_ratio`` and ``test_ratio``
     are the transductive protocol's split (:mod:`graphpriv.evaluation.transductive`: 75/10/15)."""
 
-    epsilon: float = Field(8.0, gt=0, description="edge-level epsilon (undirected edges), GAP-EDP")
-    delta: float = Field(1e-5, gt=0, lt=1, description="below 1 / |E| up to 100,000 edges")
-    private: bool = True
     hops: int = Field(2, ge=1, description="K, hops of noisy aggregation")
-    hidden: int = Field(16, ge=1)
     encoder_layers: int = Field(2, ge=1)
-    base_layers: int = Field(1, ge=1)
-    head_layers: int = Field(1, ge=1)
-    dropout: float = Field(0.0, ge=0, lt=1)
-    batch_norm: bool = True
     encoder_epochs: int = Field(100, ge=1)
-    epochs: int = Field(100, ge=1, description="classification module's epochs")
-    lr: float = Field(0.01, gt=0)
-    weight_decay: float = Field(0.0, ge=0)
 
 
 def _train(model: torch.nn.Module, inputs: torch.Tensor, y: torch.Tensor, *, epochs: int, lr: float,
@@ -140,12 +126,8 @@ class GAPClassifier(TransductiveClassifier):
         with timer.phase("encoder"):
             _train(encoder, x[train], y[train], epochs=config.encoder_epochs, lr=config.lr,
                    weight_decay=config.weight_decay, progress=phase_progress(progress, "encoder"))
-        ledger, z, info = None, 0.0, {"train_nodes": int(train.size), "edges": int(data.edge_index.size(1) // 2)}
-        if config.private:
-            with quiet_absl():
-                z = calibrate_aggregation_noise(epsilon=config.epsilon, delta=config.delta, hops=config.hops)
-            ledger = Ledger(PrivacyUnit.EDGE, delta=config.delta)
-            info.update(noise_multiplier=z, noise_std=z * math.sqrt(2))
+        info = {"train_nodes": int(train.size), "edges": int(data.edge_index.size(1) // 2)}
+        ledger, z = aggregation_budget(config, config.hops, info)
         with timer.phase("aggregation"):
             aggregates = self._aggregates(encoder, x, data.edge_index.long(), z, ledger, seed=self.random_state,
                                           noise_scale=noise_scale_of(audit_hook))
@@ -159,16 +141,8 @@ class GAPClassifier(TransductiveClassifier):
                    weight_decay=config.weight_decay, progress=phase_progress(progress, "classifier"))
         privacy = None
         if ledger is not None:
-            with quiet_absl():
-                directed = epsilon_under_relation(z, config.hops, config.delta, calibrated_for="undirected",
-                                                  relation="directed")
-                relation = ("edge-level add/remove of one undirected edge: only the aggregation module reads "
-                            f"edges, each of its {config.hops} hops a Gaussian mechanism at sensitivity sqrt(2) (two "
-                            "rows move by a unit row each); the encoder reads no edge and the classifier is "
-                            "post-processing")
-                directed_note = ("the same noise under the directed relation (one direction of an edge, sensitivity "
-                                 f"1, the public GAP code's): epsilon {directed:.4f}")
-                privacy = ledger.report(target_epsilon=config.epsilon, notes=[relation, directed_note])
+            privacy, directed = aggregation_report(ledger, config, z, config.hops, where="the aggregation's hops",
+                                                   rest="the encoder reads no edge, the classifier is post-processing")
             info["epsilon_directed"] = directed
         self.encoder_, self.classifier_, self.aggregates_ = encoder, classifier, aggregates
         self.noise_multiplier_ = float(z)
@@ -176,33 +150,6 @@ class GAPClassifier(TransductiveClassifier):
         self.info_, self.timings_ = info, dict(timer.timings)
         self.ledger_ = ledger
         return self._fitted(privacy)
-
-    def _fit_inputs(self, data: Data, train_nodes: object,
-                    num_classes: int | None) -> tuple[Data, torch.Tensor, torch.Tensor, np.ndarray, int]:
-        data = check_data(data, needs_features=True, needs_labels=True, method=type(self).__name__,
-                          allow_no_edges=True)
-        x = torch.as_tensor(data.x, dtype=torch.float32)
-        y = torch.as_tensor(data.y, dtype=torch.long)
-        if train_nodes is None:
-            train = np.flatnonzero(y.numpy() >= 0)
-        else:
-            train = np.unique(check_node_ids(train_nodes, int(x.shape[0]), name="train_nodes"))
-            if (y.numpy()[train] < 0).any():
-                raise DatasetError(f"train_nodes includes unlabelled node {int(train[y.numpy()[train] < 0][0])} "
-                                   "(label -1); pass labelled nodes only")
-        if train.size < 2:
-            raise DatasetError(f"GAP needs at least 2 labelled training nodes (got {train.size})")
-        classes = int(y.max()) + 1 if num_classes is None else num_classes
-        present = np.unique(y.numpy()[train])
-        if isinstance(classes, bool) or not isinstance(classes, (int, np.integer)) or classes <= int(present.max()):
-            raise DatasetError(f"num_classes must be an integer above every training label (they go up to "
-                               f"{int(present.max())}), got {num_classes!r}")
-        missing = sorted(set(range(int(classes))) - set(present.tolist()))
-        if missing and num_classes is None:
-            raise DatasetError(f"class {missing[0]} has no training node ({len(missing)} classes without one): the "
-                               "classifier cannot learn it; use a split with every class in training, or pass "
-                               "num_classes to keep it anyway")
-        return data, x, y, train, int(classes)
 
     def _aggregates(self, encoder: Encoder, x: torch.Tensor, edge_index: torch.Tensor, z: float,
                     ledger: Ledger | None, *, seed: int, noise_scale: float = 1.0) -> torch.Tensor:

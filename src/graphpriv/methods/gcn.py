@@ -12,14 +12,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 from pydantic import Field
 from torch_geometric.data import Data
 
-from graphpriv.data.validation import check_data, check_node_ids
-from graphpriv.errors import DatasetError
 from graphpriv.methods.base import Progress, Timer, no_progress
 from graphpriv.methods.transductive_classifier import TransductiveClassifier, TransductiveConfig
 from graphpriv.nn.gcn import GCN, sparse_adjacency
@@ -85,17 +82,7 @@ class GCNClassifier(TransductiveClassifier):
         """
         progress = progress or no_progress
         config = self._config
-        data = check_data(data, needs_features=True, needs_labels=True, method=type(self).__name__,
-                          allow_no_edges=True)
-        x = torch.as_tensor(data.x, dtype=torch.float32)
-        y = torch.as_tensor(data.y, dtype=torch.long)
-        train = (np.flatnonzero(y.numpy() >= 0) if train_nodes is None
-                 else np.unique(check_node_ids(train_nodes, int(x.shape[0]), name="train_nodes")))
-        if train.size == 0 or (y.numpy()[train] < 0).any():
-            raise DatasetError("train_nodes must be labelled nodes (label >= 0), at least one")
-        classes = int(y.max()) + 1 if num_classes is None else int(num_classes)
-        if classes <= int(y[torch.from_numpy(train)].max()):
-            raise DatasetError(f"num_classes must be above every training label (got {num_classes!r})")
+        data, x, y, train, classes = self._fit_inputs(data, train_nodes, num_classes)
         timer = Timer()
         adj = sparse_adjacency(data.edge_index.long(), int(x.shape[0]))
         index = torch.from_numpy(train)

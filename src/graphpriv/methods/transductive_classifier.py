@@ -7,6 +7,9 @@ afresh) and implement :meth:`TransductiveClassifier._logits_of`.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import torch
 from pydantic import Field, model_validator
 from torch_geometric.data import Data
@@ -15,8 +18,14 @@ from graphpriv.data.validation import check_data, check_node_ids
 from graphpriv.errors import DatasetError
 from graphpriv.methods.base import MethodConfig
 from graphpriv.methods.estimator import Estimator
+from graphpriv.privacy.accountant import Ledger
+from graphpriv.privacy.calibration import quiet_absl
+from graphpriv.privacy.report import PrivacyReport
+from graphpriv.privacy.units import PrivacyUnit
+from graphpriv.propagation.aggregation_perturbation import calibrate_aggregation_noise, epsilon_under_relation
 
-__all__ = ["TransductiveClassifier", "TransductiveConfig"]
+__all__ = ["AggregationPerturbationConfig", "TransductiveClassifier", "TransductiveConfig", "aggregation_budget",
+           "aggregation_report"]
 
 
 class TransductiveConfig(MethodConfig):
@@ -33,8 +42,102 @@ class TransductiveConfig(MethodConfig):
         return self
 
 
+class AggregationPerturbationConfig(TransductiveConfig):
+    """What GAP and ProGAP share: the budget, the MLPs' shape and the training (the paper's code's
+    defaults: hidden 16, 1-layer bases and heads, SELU with batch normalisation, no dropout, 100
+    epochs, Adam at lr 0.01)."""
+
+    epsilon: float = Field(8.0, gt=0, description="edge-level epsilon (undirected edges)")
+    delta: float = Field(1e-5, gt=0, lt=1, description="below 1 / |E| up to 100,000 edges")
+    private: bool = True
+    hidden: int = Field(16, ge=1)
+    base_layers: int = Field(1, ge=1)
+    head_layers: int = Field(1, ge=1)
+    dropout: float = Field(0.0, ge=0, lt=1)
+    batch_norm: bool = True
+    epochs: int = Field(100, ge=1, description="epochs of the classifier (GAP) or of each stage (ProGAP)")
+    lr: float = Field(0.01, gt=0)
+    weight_decay: float = Field(0.0, ge=0)
+
+
+def aggregation_budget(config: AggregationPerturbationConfig, count: int, info: dict) -> tuple[Ledger | None, float]:
+    """``(ledger, z)`` of an aggregation-perturbation fit: for a private config, z calibrated so that
+    ``count`` Gaussian aggregations spend ``config.epsilon`` at ``config.delta`` and an edge-level
+    ledger they are spent on (``info`` gains ``noise_multiplier`` and ``noise_std`` = z sqrt 2);
+    ``(None, 0.0)`` otherwise.
+
+    Raises:
+        BudgetExceededError: no noise meets the budget.
+    """
+    if not config.private:
+        return None, 0.0
+    with quiet_absl():
+        z = calibrate_aggregation_noise(epsilon=config.epsilon, delta=config.delta, hops=count)
+    info.update(noise_multiplier=z, noise_std=z * math.sqrt(2))
+    return Ledger(PrivacyUnit.EDGE, delta=config.delta), z
+
+
+def aggregation_report(ledger: Ledger, config: AggregationPerturbationConfig, noise_multiplier: float, count: int, *,
+                       where: str, rest: str) -> tuple[PrivacyReport, float]:
+    """The privacy report of an aggregation-perturbation fit (GAP, ProGAP) and the epsilon of the
+    same noise under the directed relation (one direction of an edge as the unit, sensitivity 1:
+    the public code's), at the fit's delta.
+
+    Args:
+        ledger: the fit's (the ``count`` aggregations spent). config: its budget. noise_multiplier:
+            z. count: the aggregations. where: which step reads the edges (for the note). rest:
+            why the other steps add nothing (for the note).
+
+    Returns:
+        ``(report, epsilon_directed)``.
+    """
+    with quiet_absl():
+        directed = epsilon_under_relation(noise_multiplier, count, config.delta, calibrated_for="undirected",
+                                          relation="directed")
+        relation = (f"edge-level add/remove of one undirected edge: only {where} read edges, each of the {count} a "
+                    f"Gaussian mechanism at sensitivity sqrt(2) (two rows move by a unit row each); {rest}")
+        directed_note = ("the same noise under the directed relation (one direction of an edge, sensitivity 1, the "
+                         f"public code's): epsilon {directed:.4f}")
+        return ledger.report(target_epsilon=config.epsilon, notes=[relation, directed_note]), directed
+
+
 class TransductiveClassifier(Estimator):
     """Prediction for node classifiers fitted on a whole graph (``n_features_in_`` set by ``fit``)."""
+
+    def _fit_inputs(self, data: Data, train_nodes: object,
+                    num_classes: int | None) -> tuple[Data, torch.Tensor, torch.Tensor, np.ndarray, int]:
+        """Check what ``fit`` was given: ``(data, x [N, F] float32, y [N] long, train [T] sorted
+        labelled ids, C)``.
+
+        Raises:
+            DatasetError: missing features or labels; training nodes out of range or unlabelled,
+                fewer than two; ``num_classes`` not above every training label; a class without a
+                training node when ``num_classes`` is not given.
+        """
+        data = check_data(data, needs_features=True, needs_labels=True, method=type(self).__name__,
+                          allow_no_edges=True)
+        x = torch.as_tensor(data.x, dtype=torch.float32)
+        y = torch.as_tensor(data.y, dtype=torch.long)
+        if train_nodes is None:
+            train = np.flatnonzero(y.numpy() >= 0)
+        else:
+            train = np.unique(check_node_ids(train_nodes, int(x.shape[0]), name="train_nodes"))
+            if (y.numpy()[train] < 0).any():
+                raise DatasetError(f"train_nodes includes unlabelled node {int(train[y.numpy()[train] < 0][0])} "
+                                   "(label -1); pass labelled nodes only")
+        if train.size < 2:
+            raise DatasetError(f"{type(self).__name__} needs at least 2 labelled training nodes (got {train.size})")
+        classes = int(y.max()) + 1 if num_classes is None else num_classes
+        present = np.unique(y.numpy()[train])
+        if isinstance(classes, bool) or not isinstance(classes, (int, np.integer)) or classes <= int(present.max()):
+            raise DatasetError(f"num_classes must be an integer above every training label (they go up to "
+                               f"{int(present.max())}), got {num_classes!r}")
+        missing = sorted(set(range(int(classes))) - set(present.tolist()))
+        if missing and num_classes is None:
+            raise DatasetError(f"class {missing[0]} has no training node ({len(missing)} classes without one): the "
+                               "classifier cannot learn it; use a split with every class in training, or pass "
+                               "num_classes to keep it anyway")
+        return data, x, y, train, int(classes)
 
     def predict_proba(self, data: Data | None = None, nodes: object = None) -> torch.Tensor:
         """Class probabilities ``[K, C]`` of ``nodes`` (default: all) of the fitted graph

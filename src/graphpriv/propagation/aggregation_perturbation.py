@@ -34,7 +34,7 @@ from graphpriv.privacy.calibration import calibrate_noise_multiplier
 from graphpriv.privacy.mechanisms import gaussian_noise
 
 __all__ = ["EDGE_RELATIONS", "aggregate", "aggregation_event", "calibrate_aggregation_noise", "edge_sensitivity",
-           "epsilon_under_relation", "perturbed_aggregations"]
+           "epsilon_under_relation", "noisy_aggregate", "perturbed_aggregations"]
 
 #: The edge-level relations of one hop's sensitivity: ``undirected`` (one undirected edge added or
 #: removed: both its directions; graphpriv's) and ``directed`` (one direction: the public GAP code's).
@@ -140,16 +140,37 @@ def perturbed_aggregations(x: Tensor, edge_index: Tensor, *, hops: int, noise_mu
         raise ValueError(f"'hops' must be an integer >= 1 (got {hops!r})")
     if not (math.isfinite(noise_multiplier) and noise_multiplier >= 0):
         raise ValueError(f"'noise_multiplier' must be a finite number >= 0 (got {noise_multiplier!r})")
-    std = noise_multiplier * edge_sensitivity(relation) * noise_scale
     h = F.normalize(x, p=2.0, dim=-1)
     out = [h]
     for _ in range(hops):
-        s = aggregate(h, edge_index)
-        if std > 0:
-            s = s + gaussian_noise(s.shape, std, generator=generator, dtype=s.dtype)
-        h = F.normalize(s, p=2.0, dim=-1)
+        h = F.normalize(noisy_aggregate(h, edge_index, noise_multiplier=noise_multiplier, generator=generator,
+                                        relation=relation, ledger=ledger, phase=phase, noise_scale=noise_scale),
+                        p=2.0, dim=-1)
         out.append(h)
-    if ledger is not None and noise_multiplier > 0:
-        ledger.spend(dp_event.GaussianDpEvent(noise_multiplier), phase=phase, count=hops,
-                     noise_multiplier=noise_multiplier, label="Gaussian sum aggregation (one hop)")
     return torch.stack(out, dim=-1)
+
+
+def noisy_aggregate(h: Tensor, edge_index: Tensor, *, noise_multiplier: float, generator: torch.Generator,
+                    relation: EdgeRelation = "undirected", ledger: Ledger | None = None, phase: str = "aggregation",
+                    noise_scale: float = 1.0) -> Tensor:
+    """One hop of aggregation perturbation: ``aggregate(h) + N(0, (noise_multiplier * sensitivity)^2)``,
+    spent on ``ledger`` as one ``GaussianDpEvent(noise_multiplier)`` (nothing when the multiplier is 0).
+
+    Privacy: (eps, delta)-DP under ``relation`` at edge level when every row of ``h`` has norm at
+    most 1 (the caller normalises: GAP's hops and ProGAP's stages do).
+
+    Args:
+        h: ``[N, d]`` rows of norm <= 1. edge_index: ``[2, M]``. noise_multiplier: z >= 0.
+        generator, relation, ledger, phase, noise_scale: as :func:`perturbed_aggregations`.
+
+    Returns:
+        ``[N, d]`` the noisy sums (not normalised).
+    """
+    std = noise_multiplier * edge_sensitivity(relation) * noise_scale
+    s = aggregate(h, edge_index)
+    if std > 0:
+        s = s + gaussian_noise(s.shape, std, generator=generator, dtype=s.dtype)
+    if ledger is not None and noise_multiplier > 0:
+        ledger.spend(dp_event.GaussianDpEvent(noise_multiplier), phase=phase, noise_multiplier=noise_multiplier,
+                     label="Gaussian sum aggregation (one hop)")
+    return s
