@@ -86,3 +86,23 @@ def test_the_transductive_protocol_refuses_what_it_cannot_run(graph):
     (baseline,) = result.baselines
     assert result.metrics["accuracy"] > baseline.value and result.privacy.epsilon <= 4.0
     assert result.metrics["epsilon_directed"] < result.privacy.epsilon
+
+
+def test_a_class_without_a_training_node_is_refused_before_any_fit(graph, monkeypatch):
+    import graphpriv.methods.gap as gap_module
+    from graphpriv.evaluation.transductive import run_gap
+    from graphpriv.methods.gap import GAPConfig
+
+    rare = graph.clone()
+    y = rare.y.clone()
+    y[5] = 3  # one node of a fourth class, outside the training nodes of the seed chosen below
+    rare.y = y
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("fitted before refusing")
+    monkeypatch.setattr(gap_module.GAPClassifier, "fit", no_fit)
+    from graphpriv.data.splits import node_split
+
+    seed = next(s for s in range(50) if 5 not in node_split(rare, train_ratio=0.75, val_ratio=0.1, seed=s).train_idx)
+    with pytest.raises(DatasetError, match="class 3 has no training node"):
+        run_gap(GAPConfig(**FAST), rare, seed=seed)

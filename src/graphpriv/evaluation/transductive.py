@@ -22,7 +22,7 @@ from torch_geometric.data import Data
 
 from graphpriv.data.splits import node_split
 from graphpriv.data.validation import check_data, check_seed
-from graphpriv.errors import ConfigError
+from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.evaluation.baselines import majority_class
 from graphpriv.methods.base import Baseline, Progress, Result, Timer, no_progress
 from graphpriv.methods.gap import GAPClassifier, GAPConfig
@@ -45,12 +45,19 @@ def fit_transductive(estimator: GAPClassifier | ProGAPClassifier | GCNClassifier
         ``(accuracy, baseline)`` (NaN accuracy when no test node is labelled).
 
     Raises:
-        What :func:`~graphpriv.data.splits.node_split` and the estimator's ``fit`` raise.
+        DatasetError: a labelled class without a training node in the split (before any fit); and
+            what :func:`~graphpriv.data.splits.node_split` and the estimator's ``fit`` raise.
     """
     y = np.asarray(data.y)
     with timer.phase("split"):
         split = node_split(data, train_ratio=1.0 - val_ratio - test_ratio, val_ratio=val_ratio, seed=seed)
     train = split.train_idx[y[split.train_idx] >= 0]
+    missing = sorted(set(np.unique(y[y >= 0]).tolist()) - set(np.unique(y[train]).tolist()))
+    if missing:
+        raise DatasetError(f"{getattr(data, 'name', 'the graph')}: class {missing[0]} has no training node in this "
+                           f"split ({len(missing)} classes without one; seed {seed}): the classifier could never "
+                           "predict it; use another seed or a larger training share (val_ratio, test_ratio), or mark "
+                           "the rare classes unlabelled (-1)")
     estimator.fit(data, train, num_classes=int(y.max()) + 1, progress=progress)
     timer.merge(estimator.timings_)
     with timer.phase("inference"):
