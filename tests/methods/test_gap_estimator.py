@@ -106,3 +106,12 @@ def test_a_class_without_a_training_node_is_refused_before_any_fit(graph, monkey
     seed = next(s for s in range(50) if 5 not in node_split(rare, train_ratio=0.75, val_ratio=0.1, seed=s).train_idx)
     with pytest.raises(DatasetError, match="class 3 has no training node"):
         run_gap(GAPConfig(**FAST), rare, seed=seed)
+
+
+def test_nothing_outside_the_guarantee_reads_the_edges(graph, split):
+    """info_ and the timings may be published beside the model: no fact of the edges in them."""
+    from graphpriv.methods.progap import ProGAPClassifier
+
+    for est in (GAPClassifier(epsilon=4.0, **FAST), ProGAPClassifier(epsilon=4.0, epochs=5)):
+        fitted = est.fit(graph, split[0])
+        assert set(fitted.info_) == {"train_nodes", "noise_multiplier", "noise_std", "epsilon_directed"}

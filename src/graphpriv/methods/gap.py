@@ -88,6 +88,7 @@ class GAPClassifier(TransductiveClassifier):
         encoder_, classifier_: the trained modules (eval mode). aggregates_: ``[N, hidden, K + 1]``
             the fitted graph's aggregates. noise_multiplier_: z (0.0 for GAP-INF).
         n_features_in_: F. n_classes_: C. info_: facts of the fit. timings_: seconds per phase.
+            ``info_`` holds ``train_nodes`` and the noise, no fact of the edges.
 
     Raises:
         ConfigError: an unknown hyperparameter or an invalid value.
@@ -126,7 +127,7 @@ class GAPClassifier(TransductiveClassifier):
         with timer.phase("encoder"):
             _train(encoder, x[train], y[train], epochs=config.encoder_epochs, lr=config.lr,
                    weight_decay=config.weight_decay, progress=phase_progress(progress, "encoder"))
-        info = {"train_nodes": int(train.size), "edges": int(data.edge_index.size(1) // 2)}
+        info = {"train_nodes": int(train.size)}  # no edge count: it is what the guarantee hides
         ledger, z = aggregation_budget(config, config.hops, info)
         with timer.phase("aggregation"):
             aggregates = self._aggregates(encoder, x, data.edge_index.long(), z, ledger, seed=self.random_state,

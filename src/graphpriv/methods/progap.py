@@ -68,6 +68,7 @@ class ProGAPClassifier(TransductiveClassifier):
         model_: the trained :class:`~graphpriv.nn.progap.ProgressiveModel` (eval mode).
         aggregates_: ``[x_1 .. x_depth]``, each ``[N, hidden]``, the fitted graph's noisy aggregates.
         noise_multiplier_: z (0.0 for ProGAP-INF). n_features_in_: F. n_classes_: C. info_, timings_.
+            ``info_`` holds ``train_nodes`` and the noise, no fact of the edges.
 
     Raises:
         ConfigError: an unknown hyperparameter or an invalid value.
@@ -97,7 +98,7 @@ class ProGAPClassifier(TransductiveClassifier):
         config = self._config
         data, x, y, train, classes = self._fit_inputs(data, train_nodes, num_classes)
         timer = Timer()
-        info = {"train_nodes": int(train.size), "edges": int(data.edge_index.size(1) // 2)}
+        info = {"train_nodes": int(train.size)}  # no edge count: it is what the guarantee hides
         ledger, z = aggregation_budget(config, config.depth, info)
         torch.manual_seed(self.random_state)
         model = ProgressiveModel(x.shape[1], config.hidden, classes, num_stages=config.depth + 1,
