@@ -482,7 +482,7 @@ def plot(
 @app.command()
 @_guarded
 def audit(
-    method: str = typer.Argument(..., help="edgerand, lapgraph, random-perturb, dplp-ps, dplp-ns (edge level); "
+    method: str = typer.Argument(..., help="edgerand, lapgraph, random-perturb, dplp-ps, dplp-ns, gap-edp (edge level); "
                                            "dp-mlp, dpar-em0/em1/gm/nodp, privdpr, dpr (node level)."),
     dataset: str = typer.Option(..., "--dataset", "-d", help="Registry id or graph file."),
     epsilon: float = typer.Option(1.0, help="Target epsilon of the private method."),
