@@ -375,12 +375,21 @@ def privacy_units(method: str, data) -> tuple[str, int] | None:
     return unit, count
 
 
+def takes_default_delta(method: str, config: MethodConfig) -> bool:
+    """Whether :func:`apply_default_delta` may lower ``config``'s delta: a private run, not a pure-DP
+    release (which only states its report at a delta), whose delta nobody gave (not the user, a
+    preset nor the registry's defaults). Reads no data."""
+    return (getattr(config, "delta", None) is not None and "delta" not in config.model_fields_set
+            and is_private(method, config) and not method_spec(method).pure_dp)
+
+
 def apply_default_delta(method: str, config: MethodConfig, data) -> tuple[MethodConfig, str | None]:
     """The one rule of the default delta: when a private run was given no delta (not by the user,
     a preset nor the registry's defaults), a method's default delta that is not below
     ``1 / count`` privacy units is lowered to :func:`~graphpriv.privacy.limits.delta_below`
-    ``(count)``, the largest power of ten below it (e.g. DPAR's 1e-4 becomes 1e-5 on PubMed's 19,717 nodes). A delta that
-    was given is kept (and :func:`check_delta_rule` judges it).
+    ``(count)``, the largest power of ten below it (e.g. DPAR's 1e-4 becomes 1e-5 on PubMed's
+    19,717 nodes). A delta that was given is kept (and :func:`check_delta_rule` judges it); which
+    configs the rule applies to is :func:`takes_default_delta`.
 
     Args:
         method: registry id. config: its validated config. data: a PyG ``Data`` or a registry id
@@ -390,10 +399,9 @@ def apply_default_delta(method: str, config: MethodConfig, data) -> tuple[Method
         ``(config, note)``: the config (a new one, validated again, when lowered) and one sentence
         saying what was lowered and why (``None`` when nothing was).
     """
-    delta = getattr(config, "delta", None)
-    if (delta is None or "delta" in config.model_fields_set or not is_private(method, config)
-            or method_spec(method).pure_dp):  # a pure-DP release only states its report at a delta
+    if not takes_default_delta(method, config):
         return config, None
+    delta = config.delta
     units = privacy_units(method, data)
     if units is None or delta * units[1] < 1:
         return config, None

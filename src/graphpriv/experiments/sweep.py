@@ -41,6 +41,7 @@ from graphpriv.experiments.registry import (
     is_private,
     make_config,
     method_spec,
+    takes_default_delta,
 )
 from graphpriv.experiments.runner import prepare_run, run_prepared
 from graphpriv.experiments.store import ResultStore, config_hash, one_line
@@ -180,8 +181,7 @@ def make_run(method: str, dataset: str, seed: int, overrides: dict[str, Any]) ->
     check_epsilon_applies(method, overrides)
     validated = make_config(method, overrides)
     check_epsilon_applies(method, overrides, validated)
-    if (getattr(validated, "delta", None) is not None and "delta" not in validated.model_fields_set
-            and is_private(method, validated)):
+    if takes_default_delta(method, validated):  # only then is the dataset's size read
         validated, _ = apply_default_delta(method, validated, _size_source(dataset))  # as the run will
     config = validated.model_dump(mode="json")
     return SweepRun(method, dataset, seed, tuple(sorted(overrides.items())), tuple(sorted(config.items())))
@@ -322,8 +322,8 @@ def check_sweep(spec: SweepSpec, *, load_datasets: bool = True) -> SweepCheck:
             data, reason = loaded[dataset]
             if reason is None:
                 try:
-                    config = apply_default_delta(method, make_config(method, overrides), data)[0]  # as runs do
-                    check_delta_rule(method, config, data, allow_large_delta=spec.allow_large_delta)
+                    check_delta_rule(method, make_config(method, dict(run.config_dict)), data,  # the run's delta
+                                     allow_large_delta=spec.allow_large_delta)
                 except GraphPrivError as exc:
                     reason = one_line(exc)
         if reason is None:
