@@ -213,6 +213,24 @@ class Estimator:
         """Restore what :meth:`_get_state` returned (the hyperparameters are already set)."""
         raise NotImplementedError
 
+    @staticmethod
+    def _weights(module: torch.nn.Module) -> dict[str, torch.Tensor]:
+        """A detached copy of ``module``'s state dict, for :meth:`_get_state`."""
+        return {k: v.detach().clone() for k, v in module.state_dict().items()}
+
+    @staticmethod
+    def _load_weights(module: torch.nn.Module, weights: dict[str, torch.Tensor]) -> torch.nn.Module:
+        """``module`` with ``weights`` loaded, in eval mode, for :meth:`_set_state`.
+
+        Raises:
+            ValueError: missing, unexpected or mis-shaped tensors (the first line of torch's message).
+        """
+        try:
+            module.load_state_dict(weights)
+        except RuntimeError as exc:
+            raise ValueError(str(exc).splitlines()[0]) from None
+        return module.eval()
+
     # -- files -------------------------------------------------------------------------------------
 
     def save(self, path: str | Path) -> Path:

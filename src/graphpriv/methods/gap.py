@@ -19,11 +19,9 @@ of an edge as the unit, sensitivity 1: the public GAP code's), to set numbers be
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 from pydantic import Field
 from torch_geometric.data import Data
 
@@ -33,6 +31,7 @@ from graphpriv.methods.transductive_classifier import (
     TransductiveClassifier,
     aggregation_budget,
     aggregation_report,
+    train_full_batch,
 )
 from graphpriv.nn.gap import ClassificationModule, Encoder
 from graphpriv.privacy.accountant import Ledger
@@ -53,20 +52,6 @@ class GAPConfig(AggregationPerturbationConfig):
     hops: int = Field(2, ge=1, description="K, hops of noisy aggregation")
     encoder_layers: int = Field(2, ge=1)
     encoder_epochs: int = Field(100, ge=1)
-
-
-def _train(model: torch.nn.Module, inputs: torch.Tensor, y: torch.Tensor, *, epochs: int, lr: float,
-           weight_decay: float, progress: Progress) -> None:
-    """Full-batch Adam on the cross-entropy of ``model(inputs)`` against ``y``."""
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
-    model.train()
-    for epoch in range(1, epochs + 1):
-        optimizer.zero_grad()
-        loss = F.cross_entropy(model(inputs), y)
-        loss.backward()
-        optimizer.step()
-        progress(epoch, epochs, loss=float(loss.detach()))
-    model.eval()
 
 
 class GAPClassifier(TransductiveClassifier):
@@ -125,8 +110,8 @@ class GAPClassifier(TransductiveClassifier):
         encoder = Encoder(x.shape[1], config.hidden, classes, layers=config.encoder_layers, dropout=config.dropout,
                           batch_norm=config.batch_norm)
         with timer.phase("encoder"):
-            _train(encoder, x[train], y[train], epochs=config.encoder_epochs, lr=config.lr,
-                   weight_decay=config.weight_decay, progress=phase_progress(progress, "encoder"))
+            train_full_batch(encoder, lambda: encoder(x[train]), y[train], epochs=config.encoder_epochs, lr=config.lr,
+                             weight_decay=config.weight_decay, progress=phase_progress(progress, "encoder"))
         info = {"train_nodes": int(train.size)}  # no edge count: it is what the guarantee hides
         ledger, z = aggregation_budget(config, config.hops, info)
         with timer.phase("aggregation"):
@@ -138,8 +123,9 @@ class GAPClassifier(TransductiveClassifier):
                                           base_layers=config.base_layers, head_layers=config.head_layers,
                                           dropout=config.dropout, batch_norm=config.batch_norm)
         with timer.phase("classifier"):
-            _train(classifier, aggregates[torch.from_numpy(train)], y[train], epochs=config.epochs, lr=config.lr,
-                   weight_decay=config.weight_decay, progress=phase_progress(progress, "classifier"))
+            inputs = aggregates[torch.from_numpy(train)]
+            train_full_batch(classifier, lambda: classifier(inputs), y[train], epochs=config.epochs, lr=config.lr,
+                             weight_decay=config.weight_decay, progress=phase_progress(progress, "classifier"))
         privacy = None
         if ledger is not None:
             privacy, directed = aggregation_report(ledger, config, z, config.hops, where="the aggregation's hops",
@@ -183,22 +169,14 @@ class GAPClassifier(TransductiveClassifier):
                                      dropout=config.dropout, batch_norm=config.batch_norm))
 
     def _get_state(self) -> dict[str, Any]:
-        return {"encoder": {k: v.detach().clone() for k, v in self.encoder_.state_dict().items()},
-                "classifier": {k: v.detach().clone() for k, v in self.classifier_.state_dict().items()},
+        return {"encoder": self._weights(self.encoder_), "classifier": self._weights(self.classifier_),
                 "aggregates": self.aggregates_.detach().clone(), "noise_multiplier": self.noise_multiplier_,
-                "n_features_in": self.n_features_in_, "n_classes": self.n_classes_,
-                "info": json.dumps(self.info_), "timings": json.dumps(self.timings_)}
+                **self._facts()}
 
     def _set_state(self, state: dict[str, Any]) -> None:
         encoder, classifier = self._modules(int(state["n_features_in"]), int(state["n_classes"]))
-        try:
-            encoder.load_state_dict(state["encoder"])
-            classifier.load_state_dict(state["classifier"])
-        except RuntimeError as exc:  # missing, unexpected or mis-shaped tensors
-            raise ValueError(str(exc).splitlines()[0]) from None
-        self.encoder_, self.classifier_ = encoder.eval(), classifier.eval()
+        self.encoder_ = self._load_weights(encoder, state["encoder"])
+        self.classifier_ = self._load_weights(classifier, state["classifier"])
         self.aggregates_ = state["aggregates"]
         self.noise_multiplier_ = float(state["noise_multiplier"])
-        self.n_features_in_, self.n_classes_ = int(state["n_features_in"]), int(state["n_classes"])
-        self.info_ = json.loads(state["info"])
-        self.timings_ = json.loads(state["timings"])
+        self._set_facts(state)

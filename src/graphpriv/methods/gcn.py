@@ -9,16 +9,14 @@ differential privacy: the result says "non-private".
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 from pydantic import Field
 from torch_geometric.data import Data
 
 from graphpriv.methods.base import Progress, Timer, no_progress
-from graphpriv.methods.transductive_classifier import TransductiveClassifier, TransductiveConfig
+from graphpriv.methods.transductive_classifier import TransductiveClassifier, TransductiveConfig, train_full_batch
 from graphpriv.nn.gcn import GCN, sparse_adjacency
 
 __all__ = ["GCNClassifier", "GCNConfig"]
@@ -89,15 +87,9 @@ class GCNClassifier(TransductiveClassifier):
         with timer.phase("training"), torch.random.fork_rng():
             torch.manual_seed(self.random_state)
             model = GCN(x.shape[1], config.hidden, classes, dropout=config.dropout)
-            optimizer = torch.optim.Adam(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-            model.train()
-            for epoch in range(1, config.epochs + 1):
-                optimizer.zero_grad()
-                loss = F.cross_entropy(model(x, adj)[index], y[index])
-                loss.backward()
-                optimizer.step()
-                progress(epoch, config.epochs, loss=float(loss.detach()))
-        self.model_ = model.eval()
+            train_full_batch(model, lambda: model(x, adj)[index], y[index], epochs=config.epochs, lr=config.lr,
+                             weight_decay=config.weight_decay, progress=progress)
+        self.model_ = model
         self.n_features_in_, self.n_classes_ = int(x.shape[1]), classes
         self.info_, self.timings_ = {"train_nodes": int(train.size)}, dict(timer.timings)
         self._graph = (x, data.edge_index.long())
@@ -118,19 +110,12 @@ class GCNClassifier(TransductiveClassifier):
 
     def _get_state(self) -> dict[str, Any]:
         x, edge_index = self._graph
-        return {"model": {k: v.detach().clone() for k, v in self.model_.state_dict().items()},
-                "x": x.clone(), "edge_index": edge_index.clone(), "n_features_in": self.n_features_in_,
-                "n_classes": self.n_classes_, "info": json.dumps(self.info_), "timings": json.dumps(self.timings_)}
+        return {"model": self._weights(self.model_), "x": x.clone(), "edge_index": edge_index.clone(),
+                **self._facts()}
 
     def _set_state(self, state: dict[str, Any]) -> None:
         model = GCN(int(state["n_features_in"]), self._config.hidden, int(state["n_classes"]),
                     dropout=self._config.dropout)
-        try:
-            model.load_state_dict(state["model"])
-        except RuntimeError as exc:  # missing, unexpected or mis-shaped tensors
-            raise ValueError(str(exc).splitlines()[0]) from None
-        self.model_ = model.eval()
+        self.model_ = self._load_weights(model, state["model"])
         self._graph = (state["x"], state["edge_index"])
-        self.n_features_in_, self.n_classes_ = int(state["n_features_in"]), int(state["n_classes"])
-        self.info_ = json.loads(state["info"])
-        self.timings_ = json.loads(state["timings"])
+        self._set_facts(state)

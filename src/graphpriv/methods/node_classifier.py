@@ -172,18 +172,14 @@ class NodeClassifier(Estimator):
         return json.dumps(value, default=_plain)
 
     def _get_state(self) -> dict[str, Any]:
-        return {"model": {k: v.detach().clone() for k, v in self.model_.state_dict().items()},
+        return {"model": self._weights(self.model_),
                 "n_features_in": self.n_features_in_, "n_classes": self.n_classes_,
                 "info": self._dumps(self.info_), "timings": json.dumps(self.timings_)}
 
     def _set_state(self, state: dict[str, Any]) -> None:
         model = DecoupledModel(feature_mlp(int(state["n_features_in"]), self._config.hidden,
                                            int(state["n_classes"]), self._config.dropout))
-        try:
-            model.load_state_dict(state["model"])
-        except RuntimeError as exc:  # missing, unexpected or mis-shaped tensors
-            raise ValueError(str(exc).splitlines()[0]) from None
-        self.model_ = model.eval()
+        self.model_ = self._load_weights(model, state["model"])
         self.n_features_in_ = int(state["n_features_in"])
         self.n_classes_ = int(state["n_classes"])
         self.info_ = json.loads(state["info"])

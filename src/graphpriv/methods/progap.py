@@ -18,7 +18,6 @@ gives the epsilon of the same noise under the directed relation (the public code
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import torch
@@ -32,6 +31,7 @@ from graphpriv.methods.transductive_classifier import (
     TransductiveClassifier,
     aggregation_budget,
     aggregation_report,
+    train_full_batch,
 )
 from graphpriv.nn.progap import ProgressiveModel
 from graphpriv.propagation.aggregation_perturbation import (
@@ -115,8 +115,11 @@ class ProGAPClassifier(TransductiveClassifier):
                         embedding = model(xs, stage - 1)[0]
                     xs.append(noisy_aggregate(F.normalize(embedding, p=2.0, dim=-1), edge_index, noise_multiplier=z,
                                               generator=generator, ledger=ledger))
-                self._train_stage(model, [t[index] for t in xs], y[index], stage,
-                                  phase_progress(progress, f"stage {stage}"))
+                inputs = [t[index] for t in xs]
+                train_full_batch(model, lambda inputs=inputs, stage=stage: model(inputs, stage)[1], y[index],
+                                 epochs=config.epochs, lr=config.lr, weight_decay=config.weight_decay,
+                                 progress=phase_progress(progress, f"stage {stage}"),
+                                 parameters=model.stage_parameters(stage))
         privacy = None
         if ledger is not None:
             privacy, directed = aggregation_report(ledger, config, z, config.depth,
@@ -131,19 +134,6 @@ class ProGAPClassifier(TransductiveClassifier):
         self.ledger_ = ledger
         self._x = x
         return self._fitted(privacy)
-
-    def _train_stage(self, model: ProgressiveModel, xs: list[torch.Tensor], y: torch.Tensor, stage: int,
-                     progress: Progress) -> None:
-        config = self._config
-        optimizer = torch.optim.Adam(model.stage_parameters(stage), lr=config.lr, weight_decay=config.weight_decay)
-        model.train()
-        for epoch in range(1, config.epochs + 1):
-            optimizer.zero_grad()
-            loss = F.cross_entropy(model(xs, stage)[1], y)
-            loss.backward()
-            optimizer.step()
-            progress(epoch, config.epochs, loss=float(loss.detach()))
-        model.eval()
 
     def _logits_of(self, data: Data | None, index_of) -> torch.Tensor:
         """The last stage on the fitted graph's aggregates (``data=None``: no new privacy spent), or
@@ -163,23 +153,16 @@ class ProGAPClassifier(TransductiveClassifier):
             return self.model_([t[index] for t in xs], depth)[1]
 
     def _get_state(self) -> dict[str, Any]:
-        return {"model": {k: v.detach().clone() for k, v in self.model_.state_dict().items()},
-                "x": self._x.clone(), "aggregates": [a.clone() for a in self.aggregates_],
-                "noise_multiplier": self.noise_multiplier_, "n_features_in": self.n_features_in_,
-                "n_classes": self.n_classes_, "info": json.dumps(self.info_), "timings": json.dumps(self.timings_)}
+        return {"model": self._weights(self.model_), "x": self._x.clone(),
+                "aggregates": [a.clone() for a in self.aggregates_], "noise_multiplier": self.noise_multiplier_,
+                **self._facts()}
 
     def _set_state(self, state: dict[str, Any]) -> None:
         config = self._config
         model = ProgressiveModel(int(state["n_features_in"]), config.hidden, int(state["n_classes"]),
                                  num_stages=config.depth + 1, base_layers=config.base_layers,
                                  head_layers=config.head_layers, dropout=config.dropout, batch_norm=config.batch_norm)
-        try:
-            model.load_state_dict(state["model"])
-        except RuntimeError as exc:  # missing, unexpected or mis-shaped tensors
-            raise ValueError(str(exc).splitlines()[0]) from None
-        self.model_ = model.eval()
+        self.model_ = self._load_weights(model, state["model"])
         self._x, self.aggregates_ = state["x"], list(state["aggregates"])
         self.noise_multiplier_ = float(state["noise_multiplier"])
-        self.n_features_in_, self.n_classes_ = int(state["n_features_in"]), int(state["n_classes"])
-        self.info_ = json.loads(state["info"])
-        self.timings_ = json.loads(state["timings"])
+        self._set_facts(state)

@@ -7,25 +7,32 @@ afresh) and implement :meth:`TransductiveClassifier._logits_of`.
 
 from __future__ import annotations
 
-import math
+import json
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from pydantic import Field, model_validator
 from torch_geometric.data import Data
 
 from graphpriv.data.validation import check_data, check_node_ids
 from graphpriv.errors import DatasetError
-from graphpriv.methods.base import MethodConfig
+from graphpriv.methods.base import MethodConfig, Progress
 from graphpriv.methods.estimator import Estimator
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.calibration import quiet_absl
 from graphpriv.privacy.report import PrivacyReport
 from graphpriv.privacy.units import PrivacyUnit
-from graphpriv.propagation.aggregation_perturbation import calibrate_aggregation_noise, epsilon_under_relation
+from graphpriv.propagation.aggregation_perturbation import (
+    calibrate_aggregation_noise,
+    edge_sensitivity,
+    epsilon_under_relation,
+)
 
 __all__ = ["AggregationPerturbationConfig", "TransductiveClassifier", "TransductiveConfig", "aggregation_budget",
-           "aggregation_report"]
+           "aggregation_report", "train_full_batch"]
 
 
 class TransductiveConfig(MethodConfig):
@@ -73,7 +80,7 @@ def aggregation_budget(config: AggregationPerturbationConfig, count: int, info: 
         return None, 0.0
     with quiet_absl():
         z = calibrate_aggregation_noise(epsilon=config.epsilon, delta=config.delta, hops=count)
-    info.update(noise_multiplier=z, noise_std=z * math.sqrt(2))
+    info.update(noise_multiplier=z, noise_std=z * edge_sensitivity("undirected"))
     return Ledger(PrivacyUnit.EDGE, delta=config.delta), z
 
 
@@ -101,8 +108,43 @@ def aggregation_report(ledger: Ledger, config: AggregationPerturbationConfig, no
         return ledger.report(target_epsilon=config.epsilon, notes=[relation, directed_note]), directed
 
 
+def train_full_batch(module: torch.nn.Module, logits: Callable[[], torch.Tensor], y: torch.Tensor, *, epochs: int,
+                     lr: float, weight_decay: float, progress: Progress,
+                     parameters: list[torch.nn.Parameter] | None = None) -> None:
+    """Full-batch Adam on the cross-entropy of ``logits()`` (``[T, C]``, recomputed each epoch)
+    against ``y [T]``: ``module`` in training mode throughout, in eval mode after.
+
+    Args:
+        module: what ``logits`` runs. logits: the forward pass. y: the labels. epochs, lr,
+            weight_decay: Adam's schedule. progress: ``progress(epoch, epochs, loss=...)``.
+        parameters: what Adam updates (default: all of ``module``'s).
+    """
+    optimizer = torch.optim.Adam(module.parameters() if parameters is None else parameters, lr=lr,
+                                 weight_decay=weight_decay)
+    module.train()
+    for epoch in range(1, epochs + 1):
+        optimizer.zero_grad()
+        loss = F.cross_entropy(logits(), y)
+        loss.backward()
+        optimizer.step()
+        progress(epoch, epochs, loss=float(loss.detach()))
+    module.eval()
+
+
 class TransductiveClassifier(Estimator):
-    """Prediction for node classifiers fitted on a whole graph (``n_features_in_`` set by ``fit``)."""
+    """Prediction for node classifiers fitted on a whole graph (``n_features_in_`` set by ``fit``);
+    the fitted facts every subclass saves (:meth:`_facts`, :meth:`_set_facts`)."""
+
+    def _facts(self) -> dict[str, Any]:
+        """``n_features_in``, ``n_classes``, ``info`` and ``timings`` for :meth:`_get_state`."""
+        return {"n_features_in": self.n_features_in_, "n_classes": self.n_classes_, "info": json.dumps(self.info_),
+                "timings": json.dumps(self.timings_)}
+
+    def _set_facts(self, state: dict[str, Any]) -> None:
+        """Restore what :meth:`_facts` saved."""
+        self.n_features_in_, self.n_classes_ = int(state["n_features_in"]), int(state["n_classes"])
+        self.info_ = json.loads(state["info"])
+        self.timings_ = json.loads(state["timings"])
 
     def _fit_inputs(self, data: Data, train_nodes: object,
                     num_classes: int | None) -> tuple[Data, torch.Tensor, torch.Tensor, np.ndarray, int]:
