@@ -64,3 +64,59 @@ def test_other_architectures_are_refused():
     odd = DecoupledModel(torch.nn.Sequential(torch.nn.Linear(60, 4)))
     with pytest.raises(TypeError, match="Linear -> ReLU -> Dropout -> Linear"):
         decoupled_clipped_sum(odd, *_batch(), 1.0)
+
+
+def _linear_models():
+    from graphpriv.nn.gap import ClassificationModule, Encoder
+    from graphpriv.nn.progap import ProgressiveModel, StageLogits
+
+    torch.manual_seed(3)
+    progressive = ProgressiveModel(7, 5, 3, num_stages=3, batch_norm=False).double()
+    for p in progressive.parameters():  # stage 1 trains bases 0-1, its combination and head only
+        p.requires_grad_(False)
+    for p in progressive.stage_parameters(1):
+        p.requires_grad_(True)
+    gen = torch.Generator().manual_seed(0)
+    return [
+        (Encoder(7, 5, 3, layers=2, batch_norm=False).double(), (torch.randn(40, 7, generator=gen).double() * 3,)),
+        (ClassificationModule(5, 4, 3, hops=2, batch_norm=False).double(), (torch.randn(40, 5, 3, generator=gen).double(),)),
+        (StageLogits(progressive, 1), (torch.randn(40, 7, generator=gen).double(), torch.randn(40, 5, generator=gen).double())),
+    ]
+
+
+@pytest.mark.parametrize("which", range(3))
+@pytest.mark.parametrize("max_grad_norm", [0.05, 0.5, 100.0])
+def test_the_linear_ghost_sum_equals_the_per_example_engine(which, max_grad_norm):
+    """GAP's encoder and classifier and a ProGAP stage (frozen layers left out), against vmap."""
+    from graphpriv.privacy.ghost_clipping import linear_clipped_sum
+
+    model, inputs = _linear_models()[which]
+    y = torch.randint(3, (40,), generator=torch.Generator().manual_seed(1))
+
+    def collate(rows):
+        return tuple(t[rows] for t in inputs), y[rows]
+
+    rows = torch.arange(40)
+    ref, ref_losses = clipped_gradient_sum(model, F.cross_entropy, collate, rows, max_grad_norm)
+    got, losses = linear_clipped_sum(model, collate, max_grad_norm)(rows)
+    assert set(got) == set(ref) == {n for n, p in model.named_parameters() if p.requires_grad}
+    for name in ref:
+        assert torch.allclose(got[name], ref[name], atol=1e-12), name
+    assert torch.allclose(losses, ref_losses)
+
+
+def test_the_linear_ghost_sum_drops_a_non_finite_example_and_refuses_other_layers():
+    from graphpriv.nn.gap import Encoder
+    from graphpriv.privacy.ghost_clipping import linear_clipped_sum
+
+    torch.manual_seed(0)
+    model = Encoder(4, 3, 2, layers=2, batch_norm=False)
+    x, y = torch.randn(6, 4), torch.tensor([0, 1, 0, 1, 0, 1])
+    bad = x.clone()
+    bad[2] = float("inf")
+    clean, _ = linear_clipped_sum(model, lambda r: ((x[r],), y[r]), 1.0)(torch.tensor([0, 1, 3, 4, 5]))
+    dropped, _ = linear_clipped_sum(model, lambda r: ((bad[r],), y[r]), 1.0)(torch.arange(6))
+    for name in clean:
+        assert torch.allclose(clean[name], dropped[name]), name
+    with pytest.raises(TypeError, match="nn.Linear"):
+        linear_clipped_sum(Encoder(4, 3, 2, layers=2, batch_norm=True), lambda r: ((x[r],), y[r]), 1.0)

@@ -115,3 +115,43 @@ def test_bad_arguments_are_refused(kwargs, message):
     if "hops" in kwargs:
         with pytest.raises(ValueError, match=message):
             calibrate_aggregation_noise(epsilon=1.0, delta=1e-5, hops=0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_one_node_moves_the_other_rows_of_one_hop_by_at_most_sqrt_d(seed):
+    """Every node removed from small random graphs of degree <= D, with unit rows: the other nodes'
+    rows move by at most sqrt(D) (reached by a node with D neighbours); the removed node's own row,
+    which the bound leaves to its own DP-SGD example, can move by up to D."""
+    from graphpriv.propagation.aggregation_perturbation import node_sensitivity
+    from graphpriv.propagation.degree_bound import max_degree_of
+
+    rng = np.random.default_rng(seed)
+    n = 7
+    edges = [p for p in itertools.combinations(range(n), 2) if rng.random() < 0.45]
+    d = max(1, max_degree_of(_edge_index(edges), n))
+    h = _unit_rows(n, 3, seed)
+    base = aggregate(h, _edge_index(edges))
+    worst = 0.0
+    for v in range(n):
+        rest = [e for e in edges if v not in e]
+        after = aggregate(h, _edge_index(rest) if rest else torch.zeros(2, 0, dtype=torch.long))
+        others = [u for u in range(n) if u != v]
+        change = torch.linalg.norm(after[others] - base[others]).item()
+        assert change <= node_sensitivity(d) + 1e-12
+        worst = max(worst, change)
+    assert worst == pytest.approx(math.sqrt(d))
+    same = torch.nn.functional.normalize(torch.ones(n, 3, dtype=torch.float64), dim=1)  # every row alike
+    star = aggregate(same, _edge_index([(0, u) for u in range(1, d + 1)]))
+    assert torch.linalg.norm(star[0]).item() == pytest.approx(d)  # the own row: D, not sqrt(D)
+
+
+def test_the_node_sensitivity_scales_the_noise_and_bad_bounds_are_refused():
+    from graphpriv.propagation.aggregation_perturbation import node_sensitivity, noisy_aggregate
+
+    h = torch.zeros(50, 400, dtype=torch.float64)
+    noisy = noisy_aggregate(h, torch.zeros(2, 0, dtype=torch.long), noise_multiplier=0.5,
+                            generator=torch.Generator().manual_seed(0), sensitivity=node_sensitivity(16))
+    assert noisy.std().item() == pytest.approx(0.5 * 4, rel=0.02)
+    for bad in (0, -3, 2.0, True):
+        with pytest.raises(ValueError, match="max_degree"):
+            node_sensitivity(bad)

@@ -40,6 +40,8 @@ CELLS: dict[str, dict] = {
     "gcn": {"epochs": 20},
     "progap-edp": {"epochs": 5, "epsilon": 4.0},
     "progap-inf": {"epochs": 5},
+    "gap-ndp": {"encoder_epochs": 2, "epochs": 2, "epsilon": 4.0, "max_degree": 10},
+    "progap-ndp": {"epochs": 2, "epsilon": 4.0, "max_degree": 10},
     "dp-mlp": {"epochs": 2},
     "mlp": {"epochs": 2},
     "ppgsl": {"learner_steps": 2, "surrogate_epochs": 2, "attacks": "cn", "utility_normalisation": "none",

@@ -22,13 +22,15 @@ CHEAP: dict[str, dict] = {
     "dpar-gm": {"epochs": 1}, "dpar-nodp": {"epochs": 1}, "dp-mlp": {"epochs": 1}, "mlp": {"epochs": 1},
     "gap-edp": {"encoder_epochs": 1, "epochs": 1}, "gap-inf": {"encoder_epochs": 1, "epochs": 1},
     "gcn": {"epochs": 1}, "progap-edp": {"epochs": 1}, "progap-inf": {"epochs": 1},
+    "gap-ndp": {"encoder_epochs": 1, "epochs": 1}, "progap-ndp": {"epochs": 1},
     "ppgsl": {"learner_steps": 1, "surrogate_epochs": 1, "utility": False, "attacks": "none"},
     "random-perturb": {"utility": False, "attacks": "none"}, "dice": {"utility": False, "attacks": "none"},
     "edgerand": {"utility": False, "attacks": "none"}, "lapgraph": {"utility": False, "attacks": "none"},
 }
 METHOD_IDS = tuple(CHEAP)
 #: Methods that read node features and labels (node classifiers).
-NODE_CLASSIFIERS = ("dpar-gm", "dpar-nodp", "dp-mlp", "mlp", "gap-edp", "gap-inf", "gcn", "progap-edp", "progap-inf")
+NODE_CLASSIFIERS = ("dpar-gm", "dpar-nodp", "dp-mlp", "mlp", "gap-edp", "gap-inf", "gcn", "progap-edp", "progap-inf",
+                    "gap-ndp", "progap-ndp")
 
 #: ``--set`` flags making a publishing CLI run cheap.
 PUBLISH_CHEAP = ["--set", "utility=false", "--set", "attacks=none"]

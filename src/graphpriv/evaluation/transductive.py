@@ -10,8 +10,8 @@ Shamsabadi, Bellet, Gatica-Perez, "GAP: Differentially Private Graph Neural Netw
 Aggregation Perturbation" (USENIX Security 2023), Sec. 6.1 ("we randomly split the nodes into
 training, validation and test sets with 75/10/15% ratio").
 
-The registry's ``gap-edp``, ``progap-edp`` (edge-level DP), ``gap-inf`` and ``progap-inf`` (no DP)
-run through :func:`run_gap`,
+The registry's ``gap-edp``, ``progap-edp`` (edge-level DP), ``gap-ndp``, ``progap-ndp`` (node-level
+DP), ``gap-inf`` and ``progap-inf`` (no DP) run through :func:`run_gap`,
 ``gcn`` (Kipf & Welling's GCN, no DP: the ceiling) through :func:`run_gcn`.
 """
 
@@ -26,14 +26,18 @@ from graphpriv.data.validation import check_data, check_seed
 from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.evaluation.baselines import majority_class
 from graphpriv.methods.base import Baseline, Progress, Result, Timer, no_progress
-from graphpriv.methods.gap import GAPClassifier, GAPConfig
+from graphpriv.methods.gap import GAPClassifier, GAPConfig, GAPNodeClassifier
 from graphpriv.methods.gcn import GCNClassifier, GCNConfig
-from graphpriv.methods.progap import ProGAPClassifier, ProGAPConfig
+from graphpriv.methods.progap import ProGAPClassifier, ProGAPConfig, ProGAPNodeClassifier
 
-__all__ = ["GAP_PRIVATE", "fit_transductive", "run_gap", "run_gcn"]
+__all__ = ["GAP_ESTIMATORS", "GAP_PRIVATE", "fit_transductive", "run_gap", "run_gcn"]
 
+#: GAP's and ProGAP's method ids -> their estimator class.
+GAP_ESTIMATORS: dict[str, type[GAPClassifier | ProGAPClassifier]] = {
+    "gap-edp": GAPClassifier, "gap-inf": GAPClassifier, "gap-ndp": GAPNodeClassifier,
+    "progap-edp": ProGAPClassifier, "progap-inf": ProGAPClassifier, "progap-ndp": ProGAPNodeClassifier}
 #: GAP's and ProGAP's method ids -> whether the fit is private.
-GAP_PRIVATE: dict[str, bool] = {"gap-edp": True, "gap-inf": False, "progap-edp": True, "progap-inf": False}
+GAP_PRIVATE: dict[str, bool] = {method: not method.endswith("-inf") for method in GAP_ESTIMATORS}
 
 
 def fit_transductive(estimator: GAPClassifier | ProGAPClassifier | GCNClassifier, data: Data, *, val_ratio: float,
@@ -90,13 +94,15 @@ def run_gap(config: GAPConfig | ProGAPConfig, data: Data, *, seed: int, method: 
     Args:
         config: the hyperparameters (``val_ratio``, ``test_ratio``: the split). data: a graph with
             features and labels. seed: the split's and the fit's, in [0, 2^32 - 1]. method:
-            ``gap-edp``, ``progap-edp``, or ``gap-inf`` / ``progap-inf`` (``config.private`` must be
-            False). progress: the fit's phases.
+            ``gap-edp``, ``progap-edp`` (edge level), ``gap-ndp``, ``progap-ndp`` (node level, a
+            :class:`~graphpriv.methods.gap.GAPNodeConfig` / ``ProGAPNodeConfig``), or ``gap-inf`` /
+            ``progap-inf`` (``config.private`` must be False). progress: the fit's phases.
 
     Returns:
         :class:`~graphpriv.methods.base.Result` with ``accuracy`` on the labelled test nodes,
-        ``val_accuracy`` on the validation nodes and, for the private ids, ``epsilon_directed``
-        and the privacy report (edge level, undirected edges); the majority class as its baseline.
+        ``val_accuracy`` on the validation nodes and, for the private ids, the privacy report (edge
+        level, undirected edges, with ``epsilon_directed``; or node level, bounded degree D); the
+        majority class as its baseline.
 
     Raises:
         ConfigError: another method id, a non-private id with ``private=True``, a bad seed.
@@ -106,12 +112,11 @@ def run_gap(config: GAPConfig | ProGAPConfig, data: Data, *, seed: int, method: 
     if method not in GAP_PRIVATE:
         raise ConfigError(f"run_gap runs {', '.join(GAP_PRIVATE)} (got {method!r})")
     data, seed = _checked(data, method, seed)
-    progressive = method.startswith("progap")
     if not GAP_PRIVATE[method] and config.private:
-        twin = "progap-edp" if progressive else "gap-edp"
+        twin = method.replace("-inf", "-edp")
         raise ConfigError(f"{method} trains without differential privacy: drop private=true, or run {twin}")
     timer = Timer()
-    estimator = (ProGAPClassifier if progressive else GAPClassifier)(random_state=seed, **config.model_dump())
+    estimator = GAP_ESTIMATORS[method](random_state=seed, **config.model_dump())
     score, baseline, val_score = fit_transductive(estimator, data, val_ratio=config.val_ratio,
                                                   test_ratio=config.test_ratio, seed=seed, timer=timer,
                                                   progress=progress)

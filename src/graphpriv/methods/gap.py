@@ -1,4 +1,5 @@
-"""GAP with edge-level DP: :class:`GAPClassifier` (``private=True``: GAP-EDP; ``private=False``: GAP-INF).
+"""GAP: :class:`GAPClassifier` (edge-level DP, ``private=True``: GAP-EDP; ``private=False``: GAP-INF)
+and :class:`GAPNodeClassifier` (node-level DP: GAP-NDP).
 
 Source: Sajadmanesh, Shamsabadi, Bellet, Gatica-Perez, "GAP: Differentially Private Graph Neural
 Networks with Aggregation Perturbation" (USENIX Security 2023), Sec. 4 (the three modules) and
@@ -15,6 +16,10 @@ the encoder (no edges) and the classification module (post-processing of the agg
 features and the labels) add nothing. Features and labels are not protected (edge-level DP).
 The report also gives the epsilon of the same noise under the directed relation (one direction
 of an edge as the unit, sensitivity 1: the public GAP code's), to set numbers beside the paper's.
+
+Node level (Sec. 5.2): the same modules with the degree cut to D before the hops, the hops' noise
+at sensitivity sqrt(D) and the encoder and classifier trained by DP-SGD
+(:mod:`graphpriv.methods.node_level_aggregation` has the relation and the argument).
 """
 
 from __future__ import annotations
@@ -26,8 +31,16 @@ from pydantic import Field
 from torch_geometric.data import Data
 
 from graphpriv.methods.base import Progress, Timer, no_progress, phase_progress
+from graphpriv.methods.node_level_aggregation import (
+    NodeBudget,
+    NodeLevelAggregation,
+    NodeLevelConfig,
+    node_budget,
+    train_dp_sgd,
+)
 from graphpriv.methods.transductive_classifier import (
     AggregationPerturbationConfig,
+    EdgeBudget,
     TransductiveClassifier,
     aggregation_budget,
     aggregation_report,
@@ -36,11 +49,10 @@ from graphpriv.methods.transductive_classifier import (
 from graphpriv.nn.gap import ClassificationModule, Encoder
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.hooks import AuditHook, noise_scale_of
-from graphpriv.propagation.aggregation_perturbation import (
-    perturbed_aggregations,
-)
+from graphpriv.privacy.report import PrivacyReport
+from graphpriv.propagation.aggregation_perturbation import perturbed_aggregations
 
-__all__ = ["GAPClassifier", "GAPConfig"]
+__all__ = ["GAPClassifier", "GAPConfig", "GAPNodeClassifier", "GAPNodeConfig"]
 
 
 class GAPConfig(AggregationPerturbationConfig):
@@ -92,8 +104,9 @@ class GAPClassifier(TransductiveClassifier):
             num_classes: C (default: the largest label + 1).
             progress: phases ``encoder``, ``aggregation``, ``classifier`` (``None``: none).
             audit_hook: for a privacy audit only (:mod:`graphpriv.audit.gap`): its ``noise_scale``
-                multiplies the aggregation noise while the ledger still spends the calibrated hops
-                (a deliberate fault). None (default) for a real fit.
+                multiplies the fit's calibrated noise (the aggregation's; at node level the
+                DP-SGD steps' too) while the ledger still spends the calibrated steps (a deliberate
+                fault). None (default) for a real fit.
 
         Returns:
             ``self``, fitted.
@@ -106,37 +119,64 @@ class GAPClassifier(TransductiveClassifier):
         config = self._config
         data, x, y, train, classes = self._fit_inputs(data, train_nodes, num_classes)
         timer = Timer()
+        info: dict = {"train_nodes": int(train.size)}  # no edge count: it is what the guarantee hides
+        budget = self._budget(int(train.size), info)
         torch.manual_seed(self.random_state)
         encoder = Encoder(x.shape[1], config.hidden, classes, layers=config.encoder_layers, dropout=config.dropout,
                           batch_norm=config.batch_norm)
         with timer.phase("encoder"):
-            train_full_batch(encoder, lambda: encoder(x[train]), y[train], epochs=config.encoder_epochs, lr=config.lr,
-                             weight_decay=config.weight_decay, progress=phase_progress(progress, "encoder"))
-        info = {"train_nodes": int(train.size)}  # no edge count: it is what the guarantee hides
-        ledger, z = aggregation_budget(config, config.hops, info)
+            self._train(encoder, (x[train],), y[train], phase="encoder", epochs=config.encoder_epochs, budget=budget,
+                        progress=phase_progress(progress, "encoder"), audit_hook=audit_hook)
         with timer.phase("aggregation"):
-            aggregates = self._aggregates(encoder, x, data.edge_index.long(), z, ledger, seed=self.random_state,
-                                          noise_scale=noise_scale_of(audit_hook))
+            edge_index = self._edges(data.edge_index.long(), int(x.shape[0]), info)
+            aggregates = self._aggregates(encoder, x, edge_index, budget.noise_multiplier, budget.ledger,
+                                          seed=self.random_state, noise_scale=noise_scale_of(audit_hook))
             progress(1, 1, phase="aggregation")
         torch.manual_seed(self.random_state + 1)
         classifier = ClassificationModule(config.hidden, config.hidden, classes, hops=config.hops,
                                           base_layers=config.base_layers, head_layers=config.head_layers,
                                           dropout=config.dropout, batch_norm=config.batch_norm)
         with timer.phase("classifier"):
-            inputs = aggregates[torch.from_numpy(train)]
-            train_full_batch(classifier, lambda: classifier(inputs), y[train], epochs=config.epochs, lr=config.lr,
-                             weight_decay=config.weight_decay, progress=phase_progress(progress, "classifier"))
-        privacy = None
-        if ledger is not None:
-            privacy, directed = aggregation_report(ledger, config, z, config.hops, where="the aggregation's hops",
-                                                   rest="the encoder reads no edge, the classifier is post-processing")
-            info["epsilon_directed"] = directed
+            self._train(classifier, (aggregates[torch.from_numpy(train)],), y[train], phase="classifier",
+                        epochs=config.epochs, budget=budget, progress=phase_progress(progress, "classifier"),
+                        audit_hook=audit_hook)
+        privacy = self._report(budget, info)
         self.encoder_, self.classifier_, self.aggregates_ = encoder, classifier, aggregates
-        self.noise_multiplier_ = float(z)
+        self.noise_multiplier_ = float(budget.noise_multiplier)
         self.n_features_in_, self.n_classes_ = int(x.shape[1]), int(classes)
         self.info_, self.timings_ = info, dict(timer.timings)
-        self.ledger_ = ledger
+        self.ledger_ = budget.ledger
         return self._fitted(privacy)
+
+    # The steps edge and node level do differently (GAPNodeClassifier overrides them).
+
+    def _budget(self, num_train: int, info: dict) -> EdgeBudget:
+        """The K hops' noise calibrated to the budget (edge level; nothing when not private)."""
+        return EdgeBudget(*aggregation_budget(self._config, self._config.hops, info))
+
+    def _train(self, module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], y: torch.Tensor, *, phase: str,
+               epochs: int, budget: EdgeBudget, progress: Progress, audit_hook: AuditHook | None) -> None:
+        """Full-batch Adam (edge level: the modules' training reads no edge)."""
+        config = self._config
+        train_full_batch(module, lambda: module(*inputs), y, epochs=epochs, lr=config.lr,
+                         weight_decay=config.weight_decay, progress=progress)
+
+    def _edges(self, edge_index: torch.Tensor, num_nodes: int, info: dict | None) -> torch.Tensor:
+        """The edges the hops aggregate over (edge level: all of them)."""
+        return edge_index
+
+    def _sensitivity(self) -> float | None:
+        """One hop's sensitivity (None: the undirected edge relation's, sqrt 2)."""
+        return None
+
+    def _report(self, budget: EdgeBudget, info: dict) -> PrivacyReport | None:
+        if budget.ledger is None:
+            return None
+        privacy, directed = aggregation_report(budget.ledger, self._config, budget.noise_multiplier, self._config.hops,
+                                               where="the aggregation's hops",
+                                               rest="the encoder reads no edge, the classifier is post-processing")
+        info["epsilon_directed"] = directed
+        return privacy
 
     def _aggregates(self, encoder: Encoder, x: torch.Tensor, edge_index: torch.Tensor, z: float,
                     ledger: Ledger | None, *, seed: int, noise_scale: float = 1.0) -> torch.Tensor:
@@ -144,7 +184,7 @@ class GAPClassifier(TransductiveClassifier):
             embedding = encoder.embed(x)
         return perturbed_aggregations(embedding, edge_index, hops=self._config.hops, noise_multiplier=z,
                                       generator=torch.Generator().manual_seed(seed + 2), ledger=ledger,
-                                      noise_scale=noise_scale)
+                                      noise_scale=noise_scale, sensitivity=self._sensitivity())
 
     def _logits_of(self, data: Data | None, index_of) -> torch.Tensor:
         """The fitted aggregates (``data=None``: no new privacy spent), or ``data`` aggregated afresh
@@ -153,8 +193,9 @@ class GAPClassifier(TransductiveClassifier):
         if data is None:
             aggregates = self.aggregates_
         else:
-            aggregates = self._aggregates(self.encoder_, torch.as_tensor(data.x, dtype=torch.float32),
-                                          data.edge_index.long(), self.noise_multiplier_, None,
+            x = torch.as_tensor(data.x, dtype=torch.float32)
+            edge_index = self._edges(data.edge_index.long(), int(x.shape[0]), None)
+            aggregates = self._aggregates(self.encoder_, x, edge_index, self.noise_multiplier_, None,
                                           seed=self.random_state + 3)
         index = index_of(int(aggregates.shape[0]))
         with torch.no_grad():
@@ -180,3 +221,48 @@ class GAPClassifier(TransductiveClassifier):
         self.aggregates_ = state["aggregates"]
         self.noise_multiplier_ = float(state["noise_multiplier"])
         self._set_facts(state)
+
+
+class GAPNodeConfig(NodeLevelConfig, GAPConfig):
+    """GAP-NDP's hyperparameters: :class:`GAPConfig`'s and :class:`~graphpriv.methods.node_level_aggregation.NodeLevelConfig`'s
+    (the degree bound D, DP-SGD's clip and batch; no batch normalisation)."""
+
+
+class GAPNodeClassifier(NodeLevelAggregation, GAPClassifier):
+    """GAP-NDP (USENIX Security 2023, Sec. 5.2) as an estimator: the degree cut to D, the encoder and
+    the classification module trained by DP-SGD with per-node clipping, the hops' noise at
+    sensitivity sqrt(D), one noise multiplier calibrated to the whole fit.
+
+    Privacy: ``fit`` is node-level (eps, delta)-DP (add/remove one node with its features, label and
+    edges) over graphs whose degrees are at most D (:mod:`graphpriv.methods.node_level_aggregation`;
+    docs/privacy.md has the proof and why a graph above D is not covered: the report says when
+    the fitted graph was). The guarantee covers the released model (``encoder_``,
+    ``classifier_``); predictions on the fitted graph read every node's own aggregates, which the
+    guarantee covers for the other nodes (each node's prediction is a function of the model and of
+    its own noisy rows: releasing it to that node is joint DP). ``aggregates_`` and the saved file
+    hold every node's own rows, which it does not cover for that node: keep them as private as the
+    graph.
+
+    Args, Attributes: as :class:`GAPClassifier` (``info_`` adds ``within_degree_bound``,
+    ``sgd_noise_std`` and ``steps``).
+
+    Raises:
+        ConfigError: an unknown hyperparameter or an invalid value (``max_degree`` < 1,
+            ``private=False``, ``batch_norm=True``).
+    """
+
+    config_cls = GAPNodeConfig
+
+    def _budget(self, num_train: int, info: dict) -> NodeBudget:
+        config = self._config
+        return node_budget(config, num_train, {"encoder": config.encoder_epochs, "classifier": config.epochs},
+                           config.hops, info)
+
+    def _train(self, module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], y: torch.Tensor, *, phase: str,
+               epochs: int, budget: NodeBudget, progress: Progress, audit_hook: AuditHook | None) -> None:
+        offset = {"encoder": 4, "classifier": 5}[phase]
+        train_dp_sgd(module, inputs, y, config=self._config, budget=budget, phase=phase,
+                     seed=self.random_state + offset, progress=progress, audit_hook=audit_hook)
+
+    def _aggregations(self) -> str:
+        return f"the {self._config.hops} hops"

@@ -1,5 +1,5 @@
-"""ProGAP with edge-level DP: :class:`ProGAPClassifier` (``private=True``: ProGAP-EDP; ``private=False``:
-ProGAP-INF).
+"""ProGAP: :class:`ProGAPClassifier` (edge-level DP, ``private=True``: ProGAP-EDP; ``private=False``:
+ProGAP-INF) and :class:`ProGAPNodeClassifier` (node-level DP: ProGAP-NDP).
 
 Source: Sajadmanesh and Gatica-Perez, "ProGAP: Progressive Graph Neural Networks with Differential
 Privacy Guarantees" (WSDM 2024), Sec. 4 and Alg. 1: S = depth + 1 stages trained one after the
@@ -14,6 +14,10 @@ depth aggregations read edges, each a Gaussian mechanism at L2 sensitivity sqrt(
 norm 1, adaptive (stage i's embedding is a function of the earlier private aggregates, features and
 labels), composed by the RDP accountant; training is post-processing. As for GAP, the report also
 gives the epsilon of the same noise under the directed relation (the public code's sensitivity 1).
+
+Node level (Sec. 5): every stage trained by DP-SGD with per-node clipping, the degree cut to D
+before the aggregations, their noise at sensitivity sqrt(D), one noise multiplier for all
+(:mod:`graphpriv.methods.node_level_aggregation` has the relation and the argument).
 """
 
 from __future__ import annotations
@@ -26,19 +30,27 @@ from pydantic import Field
 from torch_geometric.data import Data
 
 from graphpriv.methods.base import Progress, Timer, no_progress, phase_progress
+from graphpriv.methods.node_level_aggregation import (
+    NodeBudget,
+    NodeLevelAggregation,
+    NodeLevelConfig,
+    node_budget,
+    train_dp_sgd,
+)
 from graphpriv.methods.transductive_classifier import (
     AggregationPerturbationConfig,
+    EdgeBudget,
     TransductiveClassifier,
     aggregation_budget,
     aggregation_report,
     train_full_batch,
 )
-from graphpriv.nn.progap import ProgressiveModel
-from graphpriv.propagation.aggregation_perturbation import (
-    noisy_aggregate,
-)
+from graphpriv.nn.progap import ProgressiveModel, StageLogits
+from graphpriv.privacy.hooks import AuditHook, noise_scale_of
+from graphpriv.privacy.report import PrivacyReport
+from graphpriv.propagation.aggregation_perturbation import noisy_aggregate
 
-__all__ = ["ProGAPClassifier", "ProGAPConfig"]
+__all__ = ["ProGAPClassifier", "ProGAPConfig", "ProGAPNodeClassifier", "ProGAPNodeConfig"]
 
 
 class ProGAPConfig(AggregationPerturbationConfig):
@@ -78,7 +90,7 @@ class ProGAPClassifier(TransductiveClassifier):
     _fitted_private = ("_x",)
 
     def fit(self, data: Data, train_nodes: object = None, *, num_classes: int | None = None,
-            progress: Progress | None = no_progress) -> ProGAPClassifier:
+            progress: Progress | None = no_progress, audit_hook: AuditHook | None = None) -> ProGAPClassifier:
         """Train the stages one after the other, releasing an aggregate between them.
 
         Args:
@@ -86,6 +98,8 @@ class ProGAPClassifier(TransductiveClassifier):
             train_nodes: ``[T]`` labelled node ids (default: every labelled node).
             num_classes: C (default: the largest label + 1). progress: phases ``stage 0`` ..
                 ``stage depth``.
+            audit_hook: for a privacy audit only: its ``noise_scale`` multiplies the calibrated
+                noise while the ledger still spends the calibrated steps. None for a real fit.
 
         Returns:
             ``self``, fitted.
@@ -98,42 +112,69 @@ class ProGAPClassifier(TransductiveClassifier):
         config = self._config
         data, x, y, train, classes = self._fit_inputs(data, train_nodes, num_classes)
         timer = Timer()
-        info = {"train_nodes": int(train.size)}  # no edge count: it is what the guarantee hides
-        ledger, z = aggregation_budget(config, config.depth, info)
+        info: dict = {"train_nodes": int(train.size)}  # no edge count: it is what the guarantee hides
+        budget = self._budget(int(train.size), info)
         torch.manual_seed(self.random_state)
         model = ProgressiveModel(x.shape[1], config.hidden, classes, num_stages=config.depth + 1,
                                  base_layers=config.base_layers, head_layers=config.head_layers,
                                  dropout=config.dropout, batch_norm=config.batch_norm)
         generator = torch.Generator().manual_seed(self.random_state + 2)
         index = torch.from_numpy(train)
-        xs, edge_index = [x], data.edge_index.long()
+        xs = [x]
+        edge_index = self._edges(data.edge_index.long(), int(x.shape[0]), info)
         for stage in range(config.depth + 1):
             with timer.phase(f"stage {stage}"):
                 if stage:
                     with torch.no_grad():
                         model.eval()
                         embedding = model(xs, stage - 1)[0]
-                    xs.append(noisy_aggregate(F.normalize(embedding, p=2.0, dim=-1), edge_index, noise_multiplier=z,
-                                              generator=generator, ledger=ledger))
-                inputs = [t[index] for t in xs]
-                train_full_batch(model, lambda inputs=inputs, stage=stage: model(inputs, stage)[1], y[index],
-                                 epochs=config.epochs, lr=config.lr, weight_decay=config.weight_decay,
-                                 progress=phase_progress(progress, f"stage {stage}"),
-                                 parameters=model.stage_parameters(stage))
-        privacy = None
-        if ledger is not None:
-            privacy, directed = aggregation_report(ledger, config, z, config.depth,
-                                                   where="the aggregations between stages",
-                                                   rest="the stages' training is post-processing")
-            info["epsilon_directed"] = directed
+                    xs.append(noisy_aggregate(F.normalize(embedding, p=2.0, dim=-1), edge_index,
+                                              noise_multiplier=budget.noise_multiplier, generator=generator,
+                                              ledger=budget.ledger, noise_scale=noise_scale_of(audit_hook),
+                                              sensitivity=self._sensitivity()))
+                self._train_stage(StageLogits(model, stage), tuple(t[index] for t in xs), y[index], stage=stage,
+                                  budget=budget, progress=phase_progress(progress, f"stage {stage}"),
+                                  audit_hook=audit_hook)
+        privacy = self._report(budget, info)
         self.model_ = model.eval()
         self.aggregates_ = xs[1:]
-        self.noise_multiplier_ = float(z)
+        self.noise_multiplier_ = float(budget.noise_multiplier)
         self.n_features_in_, self.n_classes_ = int(x.shape[1]), classes
         self.info_, self.timings_ = info, dict(timer.timings)
-        self.ledger_ = ledger
+        self.ledger_ = budget.ledger
         self._x = x
         return self._fitted(privacy)
+
+    # The steps edge and node level do differently (ProGAPNodeClassifier overrides them).
+
+    def _budget(self, num_train: int, info: dict) -> EdgeBudget:
+        """The aggregations' noise calibrated to the budget (edge level; nothing when not private)."""
+        return EdgeBudget(*aggregation_budget(self._config, self._config.depth, info))
+
+    def _train_stage(self, module: StageLogits, inputs: tuple[torch.Tensor, ...], y: torch.Tensor, *, stage: int,
+                     budget: EdgeBudget, progress: Progress, audit_hook: AuditHook | None) -> None:
+        """Full-batch Adam on the stage's parameters (edge level: training reads no edge)."""
+        config = self._config
+        train_full_batch(module, lambda: module(*inputs), y, epochs=config.epochs, lr=config.lr,
+                         weight_decay=config.weight_decay, progress=progress,
+                         parameters=module.model.stage_parameters(stage))
+
+    def _edges(self, edge_index: torch.Tensor, num_nodes: int, info: dict | None) -> torch.Tensor:
+        """The edges the aggregations read (edge level: all of them)."""
+        return edge_index
+
+    def _sensitivity(self) -> float | None:
+        """One aggregation's sensitivity (None: the undirected edge relation's, sqrt 2)."""
+        return None
+
+    def _report(self, budget: EdgeBudget, info: dict) -> PrivacyReport | None:
+        if budget.ledger is None:
+            return None
+        privacy, directed = aggregation_report(budget.ledger, self._config, budget.noise_multiplier, self._config.depth,
+                                               where="the aggregations between stages",
+                                               rest="the stages' training is post-processing")
+        info["epsilon_directed"] = directed
+        return privacy
 
     def _logits_of(self, data: Data | None, index_of) -> torch.Tensor:
         """The last stage on the fitted graph's aggregates (``data=None``: no new privacy spent), or
@@ -143,12 +184,14 @@ class ProGAPClassifier(TransductiveClassifier):
             if data is None:
                 xs = [self._x, *self.aggregates_]
             else:
-                xs, edge_index = [torch.as_tensor(data.x, dtype=torch.float32)], data.edge_index.long()
+                xs = [torch.as_tensor(data.x, dtype=torch.float32)]
+                edge_index = self._edges(data.edge_index.long(), int(xs[0].shape[0]), None)
                 generator = torch.Generator().manual_seed(self.random_state + 3)
                 for stage in range(1, depth + 1):
                     embedding = self.model_(xs, stage - 1)[0]
                     xs.append(noisy_aggregate(F.normalize(embedding, p=2.0, dim=-1), edge_index,
-                                              noise_multiplier=self.noise_multiplier_, generator=generator))
+                                              noise_multiplier=self.noise_multiplier_, generator=generator,
+                                              sensitivity=self._sensitivity()))
             index = index_of(int(xs[0].shape[0]))
             return self.model_([t[index] for t in xs], depth)[1]
 
@@ -166,3 +209,46 @@ class ProGAPClassifier(TransductiveClassifier):
         self._x, self.aggregates_ = state["x"], list(state["aggregates"])
         self.noise_multiplier_ = float(state["noise_multiplier"])
         self._set_facts(state)
+
+
+class ProGAPNodeConfig(NodeLevelConfig, ProGAPConfig):
+    """ProGAP-NDP's hyperparameters: :class:`ProGAPConfig`'s and
+    :class:`~graphpriv.methods.node_level_aggregation.NodeLevelConfig`'s (D, DP-SGD's clip and
+    batch; no batch normalisation)."""
+
+
+class ProGAPNodeClassifier(NodeLevelAggregation, ProGAPClassifier):
+    """ProGAP-NDP (WSDM 2024, Sec. 5) as an estimator: every stage trained by DP-SGD with per-node
+    clipping on the training nodes' inputs, the degree cut to D, the aggregations' noise at
+    sensitivity sqrt(D), one noise multiplier calibrated to the whole fit.
+
+    Privacy: ``fit`` is node-level (eps, delta)-DP (add/remove one node with its features, label and
+    edges) over graphs whose degrees are at most D (docs/privacy.md; the report says when the fitted
+    graph was above the bound, which the relation does not cover). The guarantee covers
+    ``model_``; predictions and ``aggregates_`` as for :class:`~graphpriv.methods.gap.GAPNodeClassifier`
+    (each node's own rows are not covered for that node; the saved file holds them and the
+    features).
+
+    Args, Attributes: as :class:`ProGAPClassifier` (``info_`` adds ``within_degree_bound``,
+    ``sgd_noise_std`` and ``steps``).
+
+    Raises:
+        ConfigError: an unknown hyperparameter or an invalid value (``max_degree`` < 1,
+            ``private=False``, ``batch_norm=True``).
+    """
+
+    config_cls = ProGAPNodeConfig
+
+    def _budget(self, num_train: int, info: dict) -> NodeBudget:
+        config = self._config
+        return node_budget(config, num_train, {f"stage {i}": config.epochs for i in range(config.depth + 1)},
+                           config.depth, info)
+
+    def _train_stage(self, module: StageLogits, inputs: tuple[torch.Tensor, ...], y: torch.Tensor, *, stage: int,
+                     budget: NodeBudget, progress: Progress, audit_hook: AuditHook | None) -> None:
+        train_dp_sgd(module, inputs, y, config=self._config, budget=budget, phase=f"stage {stage}",
+                     seed=self.random_state + 4 + stage, progress=progress,
+                     parameters=module.model.stage_parameters(stage), audit_hook=audit_hook)
+
+    def _aggregations(self) -> str:
+        return f"the {self._config.depth} aggregations"

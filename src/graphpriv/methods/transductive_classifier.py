@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,8 +32,8 @@ from graphpriv.propagation.aggregation_perturbation import (
     epsilon_under_relation,
 )
 
-__all__ = ["AggregationPerturbationConfig", "TransductiveClassifier", "TransductiveConfig", "aggregation_budget",
-           "aggregation_report", "train_full_batch"]
+__all__ = ["AggregationPerturbationConfig", "EdgeBudget", "TransductiveClassifier", "TransductiveConfig",
+           "aggregation_budget", "aggregation_report", "train_full_batch"]
 
 
 class TransductiveConfig(MethodConfig):
@@ -65,6 +66,15 @@ class AggregationPerturbationConfig(TransductiveConfig):
     epochs: int = Field(100, ge=1, description="epochs of the classifier (GAP) or of each stage (ProGAP)")
     lr: float = Field(0.01, gt=0)
     weight_decay: float = Field(0.0, ge=0)
+
+
+@dataclass(frozen=True)
+class EdgeBudget:
+    """An edge-level fit's budget: the ledger its aggregations are spent on (None: not private) and
+    their noise multiplier z (0.0: no noise)."""
+
+    ledger: Ledger | None
+    noise_multiplier: float
 
 
 def aggregation_budget(config: AggregationPerturbationConfig, count: int, info: dict) -> tuple[Ledger | None, float]:

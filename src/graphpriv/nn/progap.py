@@ -17,7 +17,7 @@ from torch import Tensor, nn
 
 from graphpriv.nn.gap import mlp
 
-__all__ = ["ProgressiveModel"]
+__all__ = ["ProgressiveModel", "StageLogits"]
 
 
 class ProgressiveModel(nn.Module):
@@ -54,3 +54,20 @@ class ProgressiveModel(nn.Module):
         hs = [self.bases[i](xs[i]) for i in range(stage + 1)]
         combined = F.normalize(self.jk[stage](torch.cat(hs, dim=-1)), p=2.0, dim=-1)
         return hs[-1], self.heads[stage](combined)
+
+
+class StageLogits(nn.Module):
+    """Stage ``stage``'s logits as a module of its inputs: ``forward(x_0, ..., x_stage) -> [N, C]``
+    (what a trainer that calls ``module(*inputs)`` needs, DP-SGD's per-example gradients included).
+
+    Args:
+        model: the :class:`ProgressiveModel`. stage: which stage.
+    """
+
+    def __init__(self, model: ProgressiveModel, stage: int) -> None:
+        super().__init__()
+        self.model, self.stage = model, stage
+
+    def forward(self, *xs: Tensor) -> Tensor:
+        """``[N, C]`` logits of the stage."""
+        return self.model(list(xs), self.stage)[1]

@@ -38,7 +38,7 @@ from torch import Tensor, nn
 
 from graphpriv.privacy.engine import ClippedSum, drop_nonfinite, norm_clip_factors
 
-__all__ = ["decoupled_clipped_sum", "ghost_clipped_sum"]
+__all__ = ["decoupled_clipped_sum", "ghost_clipped_sum", "linear_clipped_sum"]
 
 
 def _layers(model: nn.Module) -> tuple[nn.Linear, nn.Dropout, nn.Linear]:
@@ -121,5 +121,82 @@ def ghost_clipped_sum(model: nn.Module, collate: Callable[[Tensor], tuple[tuple[
         (inputs, w), target = collate(rows)
         summed, _ = decoupled_clipped_sum(model, inputs, w, target, max_grad_norm)
         return summed, None
+
+    return clipped_sum
+
+
+def linear_clipped_sum(model: nn.Module, collate: Callable[[Tensor], tuple[tuple[Tensor, ...], Tensor]],
+                       max_grad_norm: float) -> ClippedSum:
+    """Ghost clipping for a model whose trainable parameters all sit in ``nn.Linear`` layers, each
+    applied once per forward pass to a ``[B, in]`` batch, one row per example (an MLP, GAP's
+    modules, a ProGAP stage; no batch statistics): example b's gradient of such a layer is the outer
+    product ``g_b a_b^T`` (and ``g_b``), so ``||grad_b||^2 = sum over layers of ||g_b||^2 ||a_b||^2
+    (+ ||g_b||^2)`` and the clipped sum is ``(c * g)^T a``: one forward and one backward pass, no
+    per-example gradient. The same sum as :func:`graphpriv.privacy.engine.clipped_gradient_sum` on
+    the same batch to float rounding (tested), dropout included; an example with a non-finite norm
+    contributes 0 (module docstring).
+
+    Neighbouring relation: add/remove one example (row): each moves the sum by at most C.
+
+    Args:
+        model: called as ``model(*inputs) -> [B, C]`` logits (cross-entropy loss).
+        collate: ``rows [B] -> (inputs tuple, y [B])``. max_grad_norm: C > 0.
+
+    Returns:
+        ``rows -> ({name: summed clipped gradient}, per-example losses [B])`` for the trainable
+        parameters.
+
+    Raises:
+        TypeError: a trainable parameter outside an ``nn.Linear``; at call time, a layer applied
+            more than once or to an input that is not ``[B, in]``.
+
+    Source: Goodfellow, "Efficient per-example gradient computations" (arXiv:1510.01799); Li,
+    Tramèr, Liang, Hashimoto, ICLR 2022, Sec. 4.
+    """
+    layers = {name: m for name, m in model.named_modules() if isinstance(m, nn.Linear)
+              and any(p.requires_grad for p in m.parameters(recurse=False))}
+    owned = {id(p) for m in layers.values() for p in m.parameters(recurse=False)}
+    stray = [name for name, p in model.named_parameters() if p.requires_grad and id(p) not in owned]
+    if stray:
+        raise TypeError(f"linear_clipped_sum needs every trainable parameter in an nn.Linear (got {stray[0]})")
+
+    def clipped_sum(rows: Tensor) -> tuple[dict[str, Tensor], Tensor]:
+        inputs, target = collate(rows)
+        seen: dict[str, tuple[Tensor, Tensor]] = {}
+
+        def keep(name: str):
+            def hook(module: nn.Module, args: tuple[Tensor, ...], output: Tensor) -> None:
+                if name in seen or args[0].dim() != 2:
+                    raise TypeError(f"linear_clipped_sum: layer {name} ran twice or on a non-[B, in] input")
+                seen[name] = (args[0].detach(), output)
+            return hook
+
+        handles = [layer.register_forward_hook(keep(name)) for name, layer in layers.items()]
+        try:
+            losses = F.cross_entropy(model(*inputs), target, reduction="none")
+        finally:
+            for handle in handles:
+                handle.remove()
+        names = list(seen)
+        grads = torch.autograd.grad(losses.sum(), [seen[n][1] for n in names])
+        squared = torch.zeros(losses.shape[0], dtype=losses.dtype)
+        for name, g in zip(names, grads):
+            layer, a = layers[name], seen[name][0]
+            g2 = g.pow(2).sum(1)
+            if layer.weight.requires_grad:
+                squared = squared + g2 * a.pow(2).sum(1)
+            if layer.bias is not None and layer.bias.requires_grad:
+                squared = squared + g2
+        norms = squared.sqrt()
+        factor, finite = norm_clip_factors(norms, max_grad_norm), torch.isfinite(norms)
+        summed = {name: torch.zeros_like(p) for name, p in model.named_parameters() if p.requires_grad}
+        for name, g in zip(names, grads):  # a trainable layer the forward pass skipped keeps its zeros
+            layer, a = layers[name], drop_nonfinite(seen[name][0], finite)
+            scaled, prefix = drop_nonfinite(g, finite) * factor[:, None], f"{name}." if name else ""
+            if layer.weight.requires_grad:
+                summed[f"{prefix}weight"] = scaled.T @ a
+            if layer.bias is not None and layer.bias.requires_grad:
+                summed[f"{prefix}bias"] = scaled.sum(0)
+        return summed, losses.detach()
 
     return clipped_sum

@@ -17,6 +17,17 @@ composed by the accountant (:class:`~graphpriv.privacy.accountant.Ledger`, RDP).
 relation is the undirected one, as for its other edge-level methods; :func:`epsilon_under_relation`
 gives the same noise's epsilon under the directed relation, to set numbers beside the paper's.
 Tested by brute force on small graphs (``tests/propagation/test_aggregation_perturbation.py``).
+
+Privacy (node level, GAP Sec. 5.2, restated). Neighbouring graphs differ by one node v added or
+removed with its features, label and edges, and both have every degree at most D (the
+bounded-degree relation; :mod:`graphpriv.propagation.degree_bound` cuts a graph to it and is the
+identity on it). Removing v moves the rows of its at most D neighbours by v's unit row each:
+L2 sensitivity sqrt(D) over the rows of the nodes other than v (:func:`node_sensitivity`). v's own
+row, the sum of up to D neighbours' unit rows (norm up to D), is not in that count: it is read
+only by v's own training example, which the node-level estimators train by DP-SGD, where one
+node's example may be anything (docs/privacy.md gives the whole argument: the hops' rows other
+than v, then DP-SGD given them, composed). A guarantee that also released v's row would need
+sensitivity sqrt(D^2 + D).
 """
 
 from __future__ import annotations
@@ -34,7 +45,7 @@ from graphpriv.privacy.calibration import calibrate_noise_multiplier
 from graphpriv.privacy.mechanisms import gaussian_noise
 
 __all__ = ["EDGE_RELATIONS", "aggregate", "aggregation_event", "calibrate_aggregation_noise", "edge_sensitivity",
-           "epsilon_under_relation", "noisy_aggregate", "perturbed_aggregations"]
+           "epsilon_under_relation", "node_sensitivity", "noisy_aggregate", "perturbed_aggregations"]
 
 #: The edge-level relations of one hop's sensitivity: ``undirected`` (one undirected edge added or
 #: removed: both its directions; graphpriv's) and ``directed`` (one direction: the public GAP code's).
@@ -59,6 +70,25 @@ def edge_sensitivity(relation: EdgeRelation = "undirected") -> float:
     if relation not in EDGE_RELATIONS:
         raise ValueError(f"'relation' must be one of {', '.join(EDGE_RELATIONS)} (got {relation!r})")
     return EDGE_RELATIONS[relation]
+
+
+def node_sensitivity(max_degree: int) -> float:
+    """The L2 sensitivity sqrt(D) of one hop over the rows of the nodes other than the one added
+    or removed, for graphs whose degrees are at most D and rows of norm at most 1 (module
+    docstring: the removed node moves each of its <= D neighbours' rows by one unit row).
+
+    Args:
+        max_degree: D >= 1.
+
+    Returns:
+        sqrt(D) (float).
+
+    Raises:
+        ValueError: D not an integer >= 1.
+    """
+    if isinstance(max_degree, bool) or not isinstance(max_degree, int) or max_degree < 1:
+        raise ValueError(f"'max_degree' (the degree bound D) must be an integer >= 1 (got {max_degree!r})")
+    return math.sqrt(max_degree)
 
 
 def aggregate(h: Tensor, edge_index: Tensor) -> Tensor:
@@ -112,7 +142,7 @@ def epsilon_under_relation(noise_multiplier: float, hops: int, delta: float, *, 
 def perturbed_aggregations(x: Tensor, edge_index: Tensor, *, hops: int, noise_multiplier: float,
                            generator: torch.Generator, relation: EdgeRelation = "undirected",
                            ledger: Ledger | None = None, phase: str = "aggregation",
-                           noise_scale: float = 1.0) -> Tensor:
+                           noise_scale: float = 1.0, sensitivity: float | None = None) -> Tensor:
     """GAP's aggregation module: ``H_0 = normalise(x)``, then K hops of
     ``H_k = normalise(aggregate(H_{k-1}) + N(0, (noise_multiplier * sensitivity)^2))``.
 
@@ -128,6 +158,8 @@ def perturbed_aggregations(x: Tensor, edge_index: Tensor, *, hops: int, noise_mu
             hops are spent. noise_scale: the noise std times this factor while the ledger still
             spends the calibrated hops (1.0; other values only from a privacy audit's fault test,
             :class:`graphpriv.privacy.hooks.AuditHook`).
+        sensitivity: the hop's L2 sensitivity the noise is scaled to (default:
+            ``edge_sensitivity(relation)``; node level: :func:`node_sensitivity`).
 
     Returns:
         ``[N, d, K + 1]`` float: ``H_0 .. H_K`` stacked on the last axis, every row of norm 1 (or
@@ -144,7 +176,8 @@ def perturbed_aggregations(x: Tensor, edge_index: Tensor, *, hops: int, noise_mu
     out = [h]
     for _ in range(hops):
         h = F.normalize(noisy_aggregate(h, edge_index, noise_multiplier=noise_multiplier, generator=generator,
-                                        relation=relation, ledger=ledger, phase=phase, noise_scale=noise_scale),
+                                        relation=relation, ledger=ledger, phase=phase, noise_scale=noise_scale,
+                                        sensitivity=sensitivity),
                         p=2.0, dim=-1)
         out.append(h)
     return torch.stack(out, dim=-1)
@@ -152,21 +185,23 @@ def perturbed_aggregations(x: Tensor, edge_index: Tensor, *, hops: int, noise_mu
 
 def noisy_aggregate(h: Tensor, edge_index: Tensor, *, noise_multiplier: float, generator: torch.Generator,
                     relation: EdgeRelation = "undirected", ledger: Ledger | None = None, phase: str = "aggregation",
-                    noise_scale: float = 1.0) -> Tensor:
+                    noise_scale: float = 1.0, sensitivity: float | None = None) -> Tensor:
     """One hop of aggregation perturbation: ``aggregate(h) + N(0, (noise_multiplier * sensitivity)^2)``,
     spent on ``ledger`` as one ``GaussianDpEvent(noise_multiplier)`` (nothing when the multiplier is 0).
 
     Privacy: (eps, delta)-DP under ``relation`` at edge level when every row of ``h`` has norm at
-    most 1 (the caller normalises: GAP's hops and ProGAP's stages do).
+    most 1 (the caller normalises: GAP's hops and ProGAP's stages do); with ``sensitivity`` =
+    :func:`node_sensitivity` (D), node level over graphs of degree <= D for the rows other than
+    the removed node's (module docstring).
 
     Args:
         h: ``[N, d]`` rows of norm <= 1. edge_index: ``[2, M]``. noise_multiplier: z >= 0.
-        generator, relation, ledger, phase, noise_scale: as :func:`perturbed_aggregations`.
+        generator, relation, ledger, phase, noise_scale, sensitivity: as :func:`perturbed_aggregations`.
 
     Returns:
         ``[N, d]`` the noisy sums (not normalised).
     """
-    std = noise_multiplier * edge_sensitivity(relation) * noise_scale
+    std = noise_multiplier * (edge_sensitivity(relation) if sensitivity is None else sensitivity) * noise_scale
     s = aggregate(h, edge_index)
     if std > 0:
         s = s + gaussian_noise(s.shape, std, generator=generator, dtype=s.dtype)
