@@ -483,7 +483,8 @@ def plot(
 @_guarded
 def audit(
     method: str = typer.Argument(..., help="edgerand, lapgraph, random-perturb, dplp-ps, dplp-ns, gap-edp (edge level); "
-                                           "dp-mlp, dpar-em0/em1/gm/nodp, privdpr, dpr (node level)."),
+                                           "dp-mlp, dpar-em0/em1/gm/nodp, gap-ndp, progap-ndp, privdpr, dpr (node "
+                                           "level)."),
     dataset: str = typer.Option(..., "--dataset", "-d", help="Registry id or graph file."),
     epsilon: float = typer.Option(1.0, help="Target epsilon of the private method."),
     canaries: int | None = typer.Option(None, help="Canaries, each inserted w.p. 1/2 (default: the audit's)."),

@@ -23,7 +23,7 @@ def graph():
 
 def test_every_auditable_id_names_an_audited_estimator_class():
     assert {"edgerand", "lapgraph", "random-perturb", "dplp-ps", "dplp-ns", "dp-mlp", "dpar-gm", "dpar-nodp",
-            "privdpr", "dpr"} <= set(AUDITABLE)
+            "privdpr", "dpr", "gap-ndp", "progap-ndp"} <= set(AUDITABLE)
     assert "seal" not in AUDITABLE and "cn" not in AUDITABLE  # SEAL is a non-private subclass: exact classes
     assert all(ESTIMATORS[m] in AUDITS for m in AUDITABLE)
 

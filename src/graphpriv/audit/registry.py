@@ -17,13 +17,14 @@ from torch_geometric.data import Data
 from graphpriv.audit.statistics import AuditReport
 from graphpriv.errors import ConfigError
 from graphpriv.methods.dpar import DPARClassifier
-from graphpriv.methods.gap import GAPClassifier
+from graphpriv.methods.gap import GAPClassifier, GAPNodeClassifier
 from graphpriv.methods.dplp_rank import DPLPRanker
 from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor
 from graphpriv.methods.estimator import Estimator
 from graphpriv.methods.lapgraph_sgnn import LapGraphLinkPredictor
 from graphpriv.methods.mlp import MLPClassifier
 from graphpriv.methods.privdpr import PrivDPR
+from graphpriv.methods.progap import ProGAPNodeClassifier
 from graphpriv.methods.publishing import EdgeRand, LapGraph, RandomPerturb
 
 __all__ = ["AUDITS", "Audit", "audit", "audit_for"]
@@ -89,6 +90,12 @@ AUDITS: dict[type[Estimator], Audit] = {
     GAPClassifier: Audit("graphpriv.audit.gap:audit_gap", "edge",
                          "canary edges between fresh node pairs; alignment of a first-hop aggregate with the "
                          "partner's embedding", preset={"encoder_epochs": 20, "epochs": 20}, options=("guesses",)),
+    GAPNodeClassifier: Audit("graphpriv.audit.gap_node:audit_gap_node", "node",
+                             "canary nodes among the training nodes; loss of their label under the encoder",
+                             preset={"encoder_epochs": 20, "epochs": 5}, options=("guesses", "audit_delta")),
+    ProGAPNodeClassifier: Audit("graphpriv.audit.gap_node:audit_gap_node", "node",
+                                "canary nodes among the training nodes; loss of their label under stage 0",
+                                preset={"epochs": 20, "depth": 1}, options=("guesses", "audit_delta")),
     PrivDPR: Audit("graphpriv.audit.privdpr:audit_privdpr", "node",
                    "gradient canaries in extra rows of V (white box), or canary nodes (black box)",
                    preset={"epochs": 1}, options=("attack", "partners", "guesses", "audit_delta")),
