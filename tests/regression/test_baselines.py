@@ -15,7 +15,8 @@ from tests.regression.cells import CELLS, graph, run_cell
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 NODE = {"dpar-em0", "dpar-em1", "dpar-gm", "dpar-nodp", "dp-mlp", "mlp"}
-TRANSDUCTIVE = {"gap-edp", "gap-inf", "gap-ndp", "gcn", "progap-edp", "progap-inf", "progap-ndp"}
+TRANSDUCTIVE = {"gap-edp", "gap-inf", "gap-ndp", "gcn", "progap-edp", "progap-inf", "progap-ndp", "sage-ndp",
+                "dp-mlp-transductive", "mlp-transductive"}
 LINK = {"dplp-ps", "dplp-ns", "seal", "lapgraph-sgnn"}
 RANK = {"dplp-rank", "dplp-rank-lin", "rank-exponential", "rank-laplace", "rank-staircase", "rank-nonprivate"}
 PUBLISH = {"ppgsl", "random-perturb", "dice", "edgerand", "lapgraph"}

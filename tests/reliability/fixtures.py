@@ -22,7 +22,8 @@ CHEAP: dict[str, dict] = {
     "dpar-gm": {"epochs": 1}, "dpar-nodp": {"epochs": 1}, "dp-mlp": {"epochs": 1}, "mlp": {"epochs": 1},
     "gap-edp": {"encoder_epochs": 1, "epochs": 1}, "gap-inf": {"encoder_epochs": 1, "epochs": 1},
     "gcn": {"epochs": 1}, "progap-edp": {"epochs": 1}, "progap-inf": {"epochs": 1},
-    "gap-ndp": {"encoder_epochs": 1, "epochs": 1}, "progap-ndp": {"epochs": 1},
+    "gap-ndp": {"encoder_epochs": 1, "epochs": 1}, "progap-ndp": {"epochs": 1}, "sage-ndp": {"epochs": 1},
+    "dp-mlp-transductive": {"epochs": 1}, "mlp-transductive": {"epochs": 1},
     "ppgsl": {"learner_steps": 1, "surrogate_epochs": 1, "utility": False, "attacks": "none"},
     "random-perturb": {"utility": False, "attacks": "none"}, "dice": {"utility": False, "attacks": "none"},
     "edgerand": {"utility": False, "attacks": "none"}, "lapgraph": {"utility": False, "attacks": "none"},
@@ -30,7 +31,7 @@ CHEAP: dict[str, dict] = {
 METHOD_IDS = tuple(CHEAP)
 #: Methods that read node features and labels (node classifiers).
 NODE_CLASSIFIERS = ("dpar-gm", "dpar-nodp", "dp-mlp", "mlp", "gap-edp", "gap-inf", "gcn", "progap-edp", "progap-inf",
-                    "gap-ndp", "progap-ndp")
+                    "gap-ndp", "progap-ndp", "sage-ndp", "dp-mlp-transductive", "mlp-transductive")
 
 #: ``--set`` flags making a publishing CLI run cheap.
 PUBLISH_CHEAP = ["--set", "utility=false", "--set", "attacks=none"]

@@ -11,7 +11,9 @@ Aggregation Perturbation" (USENIX Security 2023), Sec. 6.1 ("we randomly split t
 training, validation and test sets with 75/10/15% ratio").
 
 The registry's ``gap-edp``, ``progap-edp`` (edge-level DP), ``gap-ndp``, ``progap-ndp`` (node-level
-DP), ``gap-inf`` and ``progap-inf`` (no DP) run through :func:`run_gap`,
+DP), ``gap-inf`` and ``progap-inf`` (no DP) run through :func:`run_gap`; ``sage-ndp`` and the
+feature-only baselines on this split, ``dp-mlp-transductive`` and ``mlp-transductive``, through
+:func:`run_sage`;
 ``gcn`` (Kipf & Welling's GCN, no DP: the ceiling) through :func:`run_gcn`.
 """
 
@@ -29,8 +31,9 @@ from graphpriv.methods.base import Baseline, Progress, Result, Timer, no_progres
 from graphpriv.methods.gap import GAPClassifier, GAPConfig, GAPNodeClassifier
 from graphpriv.methods.gcn import GCNClassifier, GCNConfig
 from graphpriv.methods.progap import ProGAPClassifier, ProGAPConfig, ProGAPNodeClassifier
+from graphpriv.methods.sage import SAGEClassifier, SAGEConfig
 
-__all__ = ["GAP_ESTIMATORS", "GAP_PRIVATE", "fit_transductive", "run_gap", "run_gcn"]
+__all__ = ["GAP_ESTIMATORS", "GAP_PRIVATE", "SAGE_IDS", "fit_transductive", "run_gap", "run_gcn", "run_sage"]
 
 #: GAP's and ProGAP's method ids -> their estimator class.
 GAP_ESTIMATORS: dict[str, type[GAPClassifier | ProGAPClassifier]] = {
@@ -40,7 +43,7 @@ GAP_ESTIMATORS: dict[str, type[GAPClassifier | ProGAPClassifier]] = {
 GAP_PRIVATE: dict[str, bool] = {method: not method.endswith("-inf") for method in GAP_ESTIMATORS}
 
 
-def fit_transductive(estimator: GAPClassifier | ProGAPClassifier | GCNClassifier, data: Data, *, val_ratio: float,
+def fit_transductive(estimator: GAPClassifier | ProGAPClassifier | GCNClassifier | SAGEClassifier, data: Data, *, val_ratio: float,
                      test_ratio: float, seed: int, timer: Timer,
                      progress: Progress = no_progress) -> tuple[float, Baseline, float]:
     """The protocol on one estimator: split (phase ``split``), ``fit`` on the whole graph with the
@@ -126,6 +129,46 @@ def run_gap(config: GAPConfig | ProGAPConfig, data: Data, *, seed: int, method: 
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics=metrics, privacy=estimator.privacy_report_,
                   timings=timer.finish(), info=dict(estimator.info_), baselines=[baseline]).with_estimator(estimator)
+
+
+#: SAGE's method ids -> (the preset they must keep: D = 0 for the feature-only ids, whether private).
+SAGE_IDS: dict[str, tuple[bool, bool]] = {"sage-ndp": (False, True), "dp-mlp-transductive": (True, True),
+                                          "mlp-transductive": (True, False)}
+
+
+def run_sage(config: SAGEConfig, data: Data, *, seed: int, method: str = "sage-ndp",
+             progress: Progress = no_progress) -> Result:
+    """One ``sage-ndp`` cell (node-level DP-SGD on a one-hop GNN, degree bound D), or one of the
+    feature-only baselines on the same split (``dp-mlp-transductive``, ``mlp-transductive``: D = 0):
+    :class:`~graphpriv.methods.sage.SAGEClassifier` through the transductive protocol.
+
+    Returns:
+        :class:`~graphpriv.methods.base.Result` with ``accuracy`` and ``val_accuracy``, the privacy
+        report (node level) when private, the majority class as its baseline.
+
+    Raises:
+        ConfigError: another method id; a feature-only id given D > 0, ``mlp-transductive`` given
+            ``private=True``; a bad seed. DatasetError: no features or labels, a graph too small to
+            split. BudgetExceededError: the budget cannot be met.
+    """
+    if method not in SAGE_IDS:
+        raise ConfigError(f"run_sage runs {', '.join(SAGE_IDS)} (got {method!r})")
+    features_only, private = SAGE_IDS[method]
+    if features_only and config.max_degree:
+        raise ConfigError(f"{method} reads no edge: drop max_degree (it must stay 0), or run sage-ndp")
+    if not private and config.private:
+        raise ConfigError(f"{method} trains without differential privacy: drop private=true, or run "
+                          "dp-mlp-transductive")
+    data, seed = _checked(data, method, seed)
+    timer = Timer()
+    estimator = SAGEClassifier(random_state=seed, **config.model_dump())
+    score, baseline, val_score = fit_transductive(estimator, data, val_ratio=config.val_ratio,
+                                                  test_ratio=config.test_ratio, seed=seed, timer=timer,
+                                                  progress=progress)
+    return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
+                  config=config.model_dump(mode="json"), metrics={"accuracy": score, "val_accuracy": val_score},
+                  privacy=estimator.privacy_report_, timings=timer.finish(), info=dict(estimator.info_),
+                  baselines=[baseline]).with_estimator(estimator)
 
 
 def run_gcn(config: GCNConfig, data: Data, *, seed: int, method: str = "gcn",
