@@ -118,8 +118,17 @@ def run_gap(config: GAPConfig | ProGAPConfig, data: Data, *, seed: int, method: 
     if not GAP_PRIVATE[method] and config.private:
         twin = method.replace("-inf", "-edp")
         raise ConfigError(f"{method} trains without differential privacy: drop private=true, or run {twin}")
+    return _cell(GAP_ESTIMATORS[method](random_state=seed, **config.model_dump()), config, data, method=method,
+                 seed=seed, progress=progress)
+
+
+def _cell(estimator: GAPClassifier | ProGAPClassifier | GCNClassifier | SAGEClassifier,
+          config: GAPConfig | ProGAPConfig | GCNConfig | SAGEConfig, data: Data, *, method: str, seed: int,
+          progress: Progress) -> Result:
+    """One cell: :func:`fit_transductive` on ``estimator``, its ``Result`` (``accuracy``,
+    ``val_accuracy`` and, when the fit gives it, ``epsilon_directed``; the privacy report; the
+    majority class as the baseline)."""
     timer = Timer()
-    estimator = GAP_ESTIMATORS[method](random_state=seed, **config.model_dump())
     score, baseline, val_score = fit_transductive(estimator, data, val_ratio=config.val_ratio,
                                                   test_ratio=config.test_ratio, seed=seed, timer=timer,
                                                   progress=progress)
@@ -160,15 +169,8 @@ def run_sage(config: SAGEConfig, data: Data, *, seed: int, method: str = "sage-n
         raise ConfigError(f"{method} trains without differential privacy: drop private=true, or run "
                           "dp-mlp-transductive")
     data, seed = _checked(data, method, seed)
-    timer = Timer()
-    estimator = SAGEClassifier(random_state=seed, **config.model_dump())
-    score, baseline, val_score = fit_transductive(estimator, data, val_ratio=config.val_ratio,
-                                                  test_ratio=config.test_ratio, seed=seed, timer=timer,
-                                                  progress=progress)
-    return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
-                  config=config.model_dump(mode="json"), metrics={"accuracy": score, "val_accuracy": val_score},
-                  privacy=estimator.privacy_report_, timings=timer.finish(), info=dict(estimator.info_),
-                  baselines=[baseline]).with_estimator(estimator)
+    return _cell(SAGEClassifier(random_state=seed, **config.model_dump()), config, data, method=method, seed=seed,
+                 progress=progress)
 
 
 def run_gcn(config: GCNConfig, data: Data, *, seed: int, method: str = "gcn",
@@ -188,12 +190,5 @@ def run_gcn(config: GCNConfig, data: Data, *, seed: int, method: str = "gcn",
     if method != "gcn":
         raise ConfigError(f"run_gcn runs gcn (got {method!r})")
     data, seed = _checked(data, method, seed)
-    timer = Timer()
-    estimator = GCNClassifier(random_state=seed, **config.model_dump())
-    score, baseline, val_score = fit_transductive(estimator, data, val_ratio=config.val_ratio,
-                                                  test_ratio=config.test_ratio, seed=seed, timer=timer,
-                                                  progress=progress)
-    return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
-                  config=config.model_dump(mode="json"), metrics={"accuracy": score, "val_accuracy": val_score},
-                  privacy=None,
-                  timings=timer.finish(), info=dict(estimator.info_), baselines=[baseline]).with_estimator(estimator)
+    return _cell(GCNClassifier(random_state=seed, **config.model_dump()), config, data, method=method, seed=seed,
+                 progress=progress)
