@@ -366,7 +366,8 @@ def sweep(
 @_guarded
 def reproduce(
     table: str = typer.Argument(..., help="A table of experiments/grids (e.g. dplp-table2, dplp-rank-table1, "
-                                          "privdpr-lp, dpar-table1, audit-dplp, ppgsl-table1), or 'list'."),
+                                          "privdpr-lp, dpar-table1, audit-dplp, ppgsl-table1), a group "
+                                          "(node-leaderboard: its edge and node tables), or 'list'."),
     seeds: int | None = typer.Option(None, help="Seeds per cell (default: the grid's, the committed table's count)."),
     quick: bool = typer.Option(False, "--quick", help="Smoke version: 1 seed, first dataset, at most 2 epochs."),
     store: Path = typer.Option(DEFAULT_STORE, help="SQLite results store (stored runs are reused)."),
@@ -383,7 +384,7 @@ def reproduce(
     results it rests on (docs/results/TABLE.csv). `graphpriv reproduce list` names the tables.
     Exit code 1 when any cell failed (now, or before and not retried)."""
     from graphpriv.experiments.grid import grid_names
-    from graphpriv.experiments.reproduce import ALIASES, resolve
+    from graphpriv.experiments.reproduce import ALIASES, GROUPS, resolve
     from graphpriv.experiments.reproduce import reproduce as run_reproduce
 
     if table == "list":
@@ -392,29 +393,34 @@ def reproduce(
             console.print(f"{name:22s} {grid.kind:9s} {grid.title}", highlight=False, soft_wrap=True)
         console.print("aliases: " + ", ".join(f"{a} -> {t}" for a, t in sorted(ALIASES.items())), highlight=False,
                       soft_wrap=True)
+        console.print("groups: " + ", ".join(f"{g} -> {' + '.join(t)}" for g, t in sorted(GROUPS.items())),
+                      highlight=False, soft_wrap=True)
         return
-    grid = resolve(table)  # an unknown table or a bad grid file fails here, before any work
-    columns = (TextColumn(table), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
-               TimeRemainingColumn())
-    with Progress(*columns, console=console, disable=from_results) as bar:
-        task = bar.add_task(table, total=None)
-        out, counts = run_reproduce(grid, seeds=seeds, quick=quick, store=store, workers=workers,
-                                    scheduler=scheduler, run=not from_store, from_results=from_results,
-                                    retry_failed=retry_failed, docs=docs, verbose=verbose,
-                                    on_done=lambda run, status, done, total: bar.update(task, completed=done,
-                                                                                         total=total))
-    console.print(out.read_text(), highlight=False, soft_wrap=True, markup=False)
-    if from_results:
-        from graphpriv.experiments.results import results_file
+    grids = [resolve(name) for name in GROUPS.get(table, (table,))]  # unknown or bad grids fail before any work
+    failed = False
+    for grid in grids:
+        columns = (TextColumn(grid.name), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                   TimeElapsedColumn(), TimeRemainingColumn())
+        with Progress(*columns, console=console, disable=from_results) as bar:
+            task = bar.add_task(grid.name, total=None)
+            out, counts = run_reproduce(grid, seeds=seeds, quick=quick, store=store, workers=workers,
+                                        scheduler=scheduler, run=not from_store, from_results=from_results,
+                                        retry_failed=retry_failed, docs=docs, verbose=verbose,
+                                        on_done=lambda run, status, done, total: bar.update(task, completed=done,
+                                                                                             total=total))
+        console.print(out.read_text(), highlight=False, soft_wrap=True, markup=False)
+        if from_results:
+            from graphpriv.experiments.results import results_file
 
-        console.print(f"rendered from {results_file(docs, grid.name)} ({counts['total']} records); "
-                      f"written to {out}", highlight=False, soft_wrap=True)
-        return
-    failed_before = counts.get("failed_before", 0)
-    console.print(f"{counts['ok']} ran, {counts.get('skipped', 0)} reused, {counts.get('error', 0)} errors"
-                  + (f", {failed_before} failed before (--retry-failed runs them)" if failed_before else "")
-                  + f"; written to {out}", highlight=False, soft_wrap=True)
-    if counts.get("error") or failed_before:
+            console.print(f"rendered from {results_file(docs, grid.name)} ({counts['total']} records); "
+                          f"written to {out}", highlight=False, soft_wrap=True)
+            continue
+        failed_before = counts.get("failed_before", 0)
+        console.print(f"{counts['ok']} ran, {counts.get('skipped', 0)} reused, {counts.get('error', 0)} errors"
+                      + (f", {failed_before} failed before (--retry-failed runs them)" if failed_before else "")
+                      + f"; written to {out}", highlight=False, soft_wrap=True)
+        failed = failed or bool(counts.get("error") or failed_before)
+    if failed:
         raise typer.Exit(code=1)
 
 

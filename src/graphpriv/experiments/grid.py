@@ -58,10 +58,14 @@ class GridRow(_Strict):
             applied first. per_dataset: settings for one dataset, over the preset. settings: over
             both, on every dataset. paper: the paper's value per dataset (in the table's unit, %).
         max_seeds: fewer seeds on a dataset (0: the cell is not run there).
+        series: the line the row belongs to in the grid's plot (:attr:`RunsGrid.plot`): rows of
+            one series at different epsilons form a curve; a row without a series is a horizontal
+            reference line (a non-private model) there.
     """
 
     label: str
     method: str
+    series: str | None = None
     preset: str | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
     per_dataset: dict[str, dict[str, Any]] = Field(default_factory=dict)
@@ -91,6 +95,9 @@ class RunsGrid(_Grid):
             (validation grids use seeds apart from the reported ones). intro: Markdown shown
             between the heading and the table (every kind has it). allow_large_delta: the
             papers' deltas above 1 / (privacy units) are kept (the delta rule is not applied).
+        plot: ``epsilon`` draws ``docs/<name>.png`` beside the table: one panel per dataset, the
+            metric against each series' epsilon (mean and std over seeds), the rows without a
+            series as horizontal lines (:func:`graphpriv.experiments.plots.plot_grid`).
     """
 
     kind: Literal["runs"] = "runs"
@@ -101,6 +108,7 @@ class RunsGrid(_Grid):
     seeds: int = Field(5, ge=1, le=1000)
     first_seed: int = Field(0, ge=0)
     allow_large_delta: bool = True
+    plot: Literal["epsilon"] | None = None
 
     @model_validator(mode="after")
     def _rows_valid(self) -> RunsGrid:
@@ -113,6 +121,8 @@ class RunsGrid(_Grid):
                 if key not in self.datasets:
                     raise ValueError(f"row {row.label!r} names dataset {key!r}, which is not in datasets "
                                      f"{self.datasets}")
+            if self.plot and row.series is not None and "epsilon" not in row.settings:
+                raise ValueError(f"row {row.label!r} of series {row.series!r} sets no epsilon, the plot's x axis")
         return self
 
 

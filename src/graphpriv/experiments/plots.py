@@ -7,12 +7,15 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 
 from graphpriv.errors import ConfigError
+from graphpriv.experiments.grid import RunsGrid
 from graphpriv.experiments.store import ResultStore
+from graphpriv.experiments.tables import RunRecord
 
 
 def epsilon_curves(store: ResultStore, method: str, dataset: str, metric: str = "test_auc",
@@ -229,3 +232,57 @@ def plot_rank_sweeps(store: ResultStore, dataset: str, out: Path, bases: tuple[s
     axes[0][0].legend(fontsize=7)
     _save(fig, out)
     return "\n".join(lines).lstrip() + "\n"
+
+
+def plot_grid(grid: RunsGrid, records: Iterable[RunRecord], out: Path) -> Path:
+    """A ``runs`` table's plot (:attr:`~graphpriv.experiments.grid.RunsGrid.plot` ``epsilon``): one
+    panel per dataset with runs, the table's metric (x 100) against epsilon (log 2 axis) for every
+    series of rows (mean and a ±1 std band over the seeds), each row without a series as a dashed
+    horizontal line at its mean (a non-private model), and the trivial baseline of the metric
+    (``baseline:METRIC``, when the records carry it) as a dotted grey line.
+
+    Args:
+        grid: the table. records: its runs (from the store or from ``docs/results/``). out: the PNG.
+
+    Returns:
+        ``out``.
+
+    Raises:
+        ConfigError: no record of the grid's metric to plot.
+    """
+    by_label = {row.label: row for row in grid.rows}
+    metric, baseline = grid.metric, f"baseline:{grid.metric}"
+    usable = [r for r in records if r.row in by_label and metric in r.metrics]
+    datasets = [d for d in grid.datasets if any(r.dataset == d for r in usable)]
+    if not datasets:
+        raise ConfigError(f"{grid.name}: no run with {metric} to plot")
+    cols = min(3, len(datasets))
+    fig, axes = _panels(-(-len(datasets) // cols), cols)
+    for i, dataset in enumerate(datasets):
+        ax = axes[i // cols][i % cols]
+        series: dict[str, dict[float, list[float]]] = {}
+        lines: dict[str, list[float]] = {}
+        trivial: list[float] = []
+        for record in (r for r in usable if r.dataset == dataset):
+            row = by_label[record.row]
+            if row.series is None:
+                lines.setdefault(row.label, []).append(record.metrics[metric])
+            else:
+                epsilon = float(row.settings["epsilon"])
+                series.setdefault(row.series, defaultdict(list))[epsilon].append(record.metrics[metric])
+            if baseline in record.metrics:
+                trivial.append(record.metrics[baseline])
+        for name, points in series.items():
+            _band(ax, dict(sorted(points.items())), name)
+        for label, values in lines.items():
+            ax.axhline(100 * float(np.mean(values)), linestyle="--", linewidth=1,
+                       color=ax._get_lines.get_next_color(), label=label)
+        if trivial:
+            ax.axhline(100 * float(np.mean(trivial)), linestyle=":", linewidth=1, color="grey",
+                       label="trivial baseline")
+        ax.set_xscale("log", base=2)
+        ax.set(title=dataset, xlabel="epsilon", ylabel=f"{metric} (%)")
+        ax.legend(fontsize=6)
+    for j in range(len(datasets), axes.size):
+        axes[j // cols][j % cols].set_visible(False)
+    return _save(fig, out)

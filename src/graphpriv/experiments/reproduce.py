@@ -2,7 +2,10 @@
 
 The tables are the grid files of ``experiments/grids/`` (:mod:`graphpriv.experiments.grid`): paper
 tables (``dplp-table2``, ``dplp-rank-table1``, ``ppgsl-tradeoff``, ``privdpr-lp``, ``dpar-table1``,
-...), audit tables (``audit``, ``audit-dplp``, ...) and PPGSL's Table I (``ppgsl-table1``).
+...), audit tables (``audit``, ``audit-dplp``, ...), PPGSL's Table I (``ppgsl-table1``) and the
+node-classification leaderboard (``node-leaderboard-edge`` and ``-node``; the group name
+``node-leaderboard`` runs both, :data:`GROUPS`). A grid with ``plot: epsilon`` also draws
+``docs/<table>.png`` (:func:`graphpriv.experiments.plots.plot_grid`).
 
 - ``runs`` grids: every (row, dataset, seed) runs as a sweep run
   (:func:`graphpriv.experiments.sweep.run_runs`: stored runs are reused, each finished run is
@@ -30,6 +33,7 @@ import numpy as np
 
 from graphpriv.errors import ConfigError
 from graphpriv.experiments.grid import AuditGrid, ProximityGrid, RunsGrid, load_grid
+from graphpriv.experiments.plots import plot_grid
 from graphpriv.experiments.registry import method_spec
 from graphpriv.experiments.results import read_results, results_file, write_results
 from graphpriv.experiments.store import DEFAULT_STORE, ResultStore
@@ -45,7 +49,7 @@ from graphpriv.experiments.tables import (
     store_records,
 )
 
-__all__ = ["ALIASES", "QUICK", "quick_grid", "render_results", "replace_marked_block", "reproduce", "resolve",
+__all__ = ["ALIASES", "GROUPS", "QUICK", "quick_grid", "render_results", "replace_marked_block", "reproduce", "resolve",
            "table_runs", "update_block"]
 
 #: The papers' table names (method and table number) as aliases of graphpriv's grids.
@@ -53,6 +57,9 @@ ALIASES = {"dplp-subgraph-table2": "dplp-table2", "dplp-subgraph-table3": "dplp-
            "dplp-subgraph-table4": "dplp-table4", "privdpr-table2": "privdpr-s", "privdpr-table3": "privdpr-d",
            "privdpr-table4": "privdpr-lp", "privdpr-table5": "privdpr-lp", "privdpr-table6": "privdpr-nc",
            "ppgsl-table2": "ppgsl-tradeoff"}
+
+#: Names that reproduce several tables in turn (``graphpriv reproduce NAME``).
+GROUPS: dict[str, tuple[str, ...]] = {"node-leaderboard": ("node-leaderboard-edge", "node-leaderboard-node")}
 
 #: Settings of the quick version, applied where a method has them.
 QUICK = {"epochs": 2}
@@ -261,6 +268,8 @@ def reproduce(table: str | Grid, *, seeds: int | None = None, quick: bool = Fals
         command += (" --quick" if quick else "") + ("" if run else " --from-store")
         meta = {"command": command, "machine": _machine(), "seeds": str(seeds)}
     text = _render(grid, records, meta)
+    if isinstance(grid, RunsGrid) and grid.plot and records and not quick:
+        plot_grid(grid, records, docs / f"{grid.name}.png")
     out = docs / "reproduction" / ("quick" if quick else "") / f"{grid.name}.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)

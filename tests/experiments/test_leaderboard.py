@@ -1,0 +1,72 @@
+"""The node-classification leaderboard's grids, the group that runs both, and the grid plot."""
+
+import pytest
+from typer.testing import CliRunner
+
+from graphpriv.errors import ConfigError
+from graphpriv.experiments.grid import RunsGrid
+from graphpriv.experiments.plots import plot_grid
+from graphpriv.experiments.registry import METHODS, method_spec
+from graphpriv.experiments.reproduce import GROUPS, resolve
+from graphpriv.experiments.tables import RunRecord
+
+EPSILONS = {1.0, 2.0, 4.0, 8.0}
+
+
+@pytest.mark.parametrize("name, unit", [("node-leaderboard-edge", "edge"), ("node-leaderboard-node", "node")])
+def test_each_level_runs_its_private_methods_at_every_epsilon_beside_the_references(name, unit):
+    grid = resolve(name)
+    assert name in GROUPS["node-leaderboard"] and grid.metric == "accuracy" and grid.seeds == 5
+    assert grid.plot == "epsilon" and not grid.allow_large_delta  # the delta rule applies
+    assert {"fb100-mit8", "fb100-harvard1", "cora", "citeseer", "cora_ml"} == set(grid.datasets)
+    curves: dict[str, set[float]] = {}
+    for row in grid.rows:
+        assert row.method in METHODS
+        if row.series is not None:
+            assert method_spec(row.method).unit == unit
+            curves.setdefault(row.series, set()).add(row.settings["epsilon"])
+        assert "[" in row.label  # the split is named in every row
+    assert all(epsilons == EPSILONS for epsilons in curves.values())
+    references = {row.method for row in grid.rows if row.series is None}
+    assert {"gcn", "mlp-transductive"} <= references
+    if unit == "node":
+        assert {"GAP-NDP", "ProGAP-NDP", "SAGE-NDP", "DP-MLP"} <= set(curves)
+    else:
+        assert {"GAP-EDP", "ProGAP-EDP"} <= set(curves)
+
+
+def _record(row, dataset, seed, accuracy, baseline=0.25):
+    return RunRecord(row=row, dataset=dataset, method="m", seed=seed, config_hash="h", settings="{}",
+                     metrics={"accuracy": accuracy, "baseline:accuracy": baseline}, epsilon=None, delta=None,
+                     accounting=None, accountant=None, noise_multiplier=None, seconds=1.0)
+
+
+def _grid(**extra):
+    rows = [{"label": f"A, eps {e}", "method": "gap-edp", "series": "A", "settings": {"epsilon": e}} for e in (1, 4)]
+    rows.append({"label": "ceiling", "method": "gcn"})
+    return RunsGrid(name="t", title="t", source="s", datasets=["d1", "d2"], rows=rows, metric="accuracy",
+                    plot="epsilon", **extra)
+
+
+def test_the_plot_draws_every_dataset_with_runs_and_refuses_none(tmp_path):
+    grid = _grid()
+    records = [_record("A, eps 1", "d1", 0, 0.4), _record("A, eps 1", "d1", 1, 0.5), _record("A, eps 4", "d1", 0, 0.6),
+               _record("ceiling", "d1", 0, 0.8)]
+    out = plot_grid(grid, records, tmp_path / "t.png")
+    assert out.exists() and out.read_bytes()[:4] == b"\x89PNG"
+    with pytest.raises(ConfigError, match="no run with accuracy"):
+        plot_grid(grid, [], tmp_path / "none.png")
+
+
+def test_a_series_row_without_epsilon_is_refused():
+    rows = [{"label": "A", "method": "gap-edp", "series": "A"}]
+    with pytest.raises(ValueError, match="sets no epsilon"):
+        RunsGrid(name="t", title="t", source="s", datasets=["d"], rows=rows, plot="epsilon")
+
+
+def test_reproduce_list_names_the_group():
+    from graphpriv.cli import app
+
+    out = CliRunner().invoke(app, ["reproduce", "list"])
+    assert out.exit_code == 0
+    assert "node-leaderboard -> node-leaderboard-edge + node-leaderboard-node" in out.output
