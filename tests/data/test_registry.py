@@ -114,6 +114,28 @@ def test_identity_features_are_one_hot_and_the_graph_is_unchanged():
     assert np.array_equal(ident.y.numpy(), plain.y.numpy())
 
 
+@needs_data
+@pytest.mark.dataset
+def test_pubmed_partial_holds_the_mirrored_feature_rows_and_a_has_features_bit():
+    import os
+    import pickle
+
+    from graphpriv.data.readers import read_index_file
+
+    plain, partial = load("pubmed"), load("pubmed_partial")
+    assert plain.x is None and np.array_equal(partial.edge_index.numpy(), plain.edge_index.numpy())
+    assert np.array_equal(partial.y.numpy(), plain.y.numpy())
+    root = os.path.join(os.environ["GRAPHPRIV_DATA"], "planetoid")
+    with open(os.path.join(root, "ind.pubmed.tx"), "rb") as f:
+        tx = pickle.load(f, encoding="latin1").toarray()
+    test_index = read_index_file(os.path.join(root, "ind.pubmed.test.index"))
+    x = partial.x.numpy()
+    known = np.flatnonzero(x[:, -1])
+    assert np.array_equal(known, np.union1d(np.arange(60), test_index))  # the x rows and the tx rows
+    assert np.allclose(x[test_index, :-1], tx)
+    assert not x[np.setdiff1d(np.arange(partial.num_nodes), known)].any()  # zeros elsewhere, bit 0
+
+
 def test_the_data_cache_is_graphpriv_cache_else_under_xdg_cache_home(monkeypatch, tmp_path):
     from pathlib import Path
 

@@ -18,7 +18,7 @@ def test_each_level_runs_its_private_methods_at_every_epsilon_beside_the_referen
     grid = resolve(name)
     assert name in GROUPS["node-leaderboard"] and grid.metric == "accuracy" and grid.seeds == 5
     assert grid.plot == "epsilon" and not grid.allow_large_delta  # the delta rule applies
-    assert {"fb100-mit8", "fb100-harvard1", "cora", "citeseer", "cora_ml"} == set(grid.datasets)
+    assert {"fb100-mit8", "fb100-harvard1", "cora", "citeseer", "cora_ml", "pubmed_partial"} == set(grid.datasets)
     curves: dict[str, set[float]] = {}
     for row in grid.rows:
         assert row.method in METHODS

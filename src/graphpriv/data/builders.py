@@ -56,6 +56,28 @@ def planetoid(paths: Paths, prefix: str) -> RawGraph:
     return RawGraph(np.asarray([src, dst], dtype=np.int64), num_nodes=num_nodes, x=x, y=y)
 
 
+def planetoid_partial_features(paths: Paths, prefix: str) -> RawGraph:
+    """:func:`planetoid` with the features the mirror has when ``allx`` is missing (pubmed): the
+    ``x`` rows (the first training nodes) and the ``tx`` rows (the test nodes, by ``test.index``),
+    zeros elsewhere, and one last column set to 1 where a node's features are known (so a model
+    can tell a known zero from a missing row). Same graph and labels as :func:`planetoid`.
+
+    Raises:
+        DatasetError: a file the reader cannot parse (:mod:`graphpriv.data.readers`).
+    """
+    raw = planetoid({k: v for k, v in paths.items() if not k.endswith((f"ind.{prefix}.x", f"ind.{prefix}.tx"))},
+                    prefix)
+    get = {name.split(f"ind.{prefix}.")[1]: p for name, p in paths.items()}
+    head, tx = (sp.csr_matrix(read_pickle_latin1(get[k])) for k in ("x", "tx"))
+    x = np.zeros((raw.num_nodes, head.shape[1] + 1), dtype=np.float32)
+    x[: head.shape[0], :-1] = head.toarray()
+    test_index = read_index_file(get["test.index"])
+    x[test_index, :-1] = tx.toarray()
+    x[: head.shape[0], -1] = 1.0
+    x[test_index, -1] = 1.0
+    return raw._replace(x=x)
+
+
 def nettack_npz(paths: Paths) -> RawGraph:
     """Nettack's npz (``adj_*`` CSR arrays and ``labels``): polblogs."""
     (path,) = paths.values()

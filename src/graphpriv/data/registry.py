@@ -200,6 +200,10 @@ _SPECS = [
                 "CiteSeer citation graph, Planetoid raw files (isolated nodes kept)"),
     DatasetSpec("pubmed", *_planetoid("pubmed", _PUBMED), 19717, 44324, 0, 3,
                 "PubMed diabetes citation graph, structure and labels only (allx not mirrored)"),
+    DatasetSpec("pubmed_partial", tuple(f"planetoid/ind.pubmed.{p}" for p in ("x", "tx", *_PUBMED)),
+                partial(builders.planetoid_partial_features, prefix="pubmed"), 19717, 44324, 501, 3,
+                "PubMed with the features the mirror has: 1,060 nodes' TF-IDF rows (x, tx), zeros elsewhere, "
+                "and a has-features bit"),
     DatasetSpec("polblogs", ("nettack/polblogs.npz",), builders.nettack_npz, 1490, 16715, 0, 2,
                 "political blogs, Nettack's npz (19,025 directed arcs)"),
     DatasetSpec("lastfm_asia", ("feather/lastfm_asia_edges.csv", "feather/lastfm_asia_target.csv"),
