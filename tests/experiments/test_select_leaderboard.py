@@ -1,0 +1,57 @@
+"""scripts/select_leaderboard.py: one selection per (method, dataset), resumed from its file, and
+the choices written into the leaderboard grids as ``per_dataset``."""
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import yaml
+
+from graphpriv.experiments import grid as grid_module
+from graphpriv.experiments.grid import RunsGrid
+
+_SPEC = importlib.util.spec_from_file_location(
+    "select_leaderboard", Path(__file__).resolve().parents[2] / "scripts" / "select_leaderboard.py")
+leaderboard = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(leaderboard)
+
+
+def test_every_searched_method_is_a_private_row_of_a_leaderboard_table():
+    from graphpriv.experiments.reproduce import resolve
+
+    rows = {row.method for name in leaderboard.GRIDS for row in resolve(name).rows if row.series}
+    assert set(leaderboard.SEARCH) <= rows and set(leaderboard.SEARCH) == set(leaderboard.SELECTION_EPSILON)
+
+
+def test_a_choice_is_selected_once_then_read_back(monkeypatch, tmp_path):
+    calls = []
+
+    def fake_select(method, dataset, grid, *, seeds, epsilon, fixed):
+        calls.append((method, dataset, epsilon, tuple(seeds), json.dumps(fixed, sort_keys=True)))
+        assert min(seeds) >= 100
+        return [(0.6, {"max_degree": 50, "hidden": 8, "epochs": 30}), (0.5, {"max_degree": 10, "hidden": 16,
+                                                                               "epochs": 10})]
+    monkeypatch.setattr(leaderboard, "select", fake_select)
+    first = leaderboard.choose("gap-ndp", "cora", [100, 101], tmp_path)
+    again = leaderboard.choose("gap-ndp", "cora", [100, 101], tmp_path)
+    assert first == again == {"batch_size": 512, "encoder_epochs": 10, "max_degree": 50, "hidden": 8, "epochs": 30}
+    assert calls == [("gap-ndp", "cora", 8.0, (100, 101), '{"batch_size": 512, "encoder_epochs": 10}')]
+    saved = json.loads((tmp_path / "gap-ndp--cora.json").read_text())
+    assert saved["scores"][0]["val_accuracy"] == 0.6 and saved["epsilon"] == 8.0
+
+
+def test_the_choices_land_in_the_grid_rows_of_their_method(tmp_path):
+    source = Path(grid_module.__file__).with_name("grids")
+    for name in leaderboard.GRIDS:
+        shutil.copy(source / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    choice = {"max_degree": 50, "epochs": 30}
+    leaderboard.write_grids({("gap-ndp", "cora"): choice, ("gap-ndp", "nowhere"): {"epochs": 1}}, tmp_path)
+    text = (tmp_path / "node-leaderboard-node.yaml").read_text()
+    assert text.startswith("# graphpriv reproduce node-leaderboard-node")
+    grid = RunsGrid(**yaml.safe_load(text))
+    for row in grid.rows:
+        assert row.per_dataset == ({"cora": choice} if row.method == "gap-ndp" else {})
+        if row.method == "gap-ndp":
+            assert row.settings_for("cora")["max_degree"] == 50 and "epsilon" in row.settings_for("cora")
+    assert (tmp_path / "node-leaderboard-edge.yaml").read_text() != ""
