@@ -13,7 +13,7 @@ from graphpriv.methods.gap import GAPNodeClassifier
 from graphpriv.methods.progap import ProGAPNodeClassifier
 from graphpriv.propagation.degree_bound import max_degree_of
 
-FAST = {"encoder_epochs": 4, "epochs": 4, "batch_size": 32}
+FAST = {"encoder_epochs": 4, "epochs": 3, "batch_size": 32}
 
 
 def _reference_epsilon(z, rate, sgd_steps, hops, delta):
@@ -25,12 +25,13 @@ def test_gap_ndp_spends_what_the_accountant_gives_for_dp_sgd_and_the_hops(graph,
     train = split[0]
     est = GAPNodeClassifier(epsilon=3.0, hops=2, max_degree=9, random_state=0, **FAST).fit(graph, train)
     report, z, info = est.privacy_report_, est.noise_multiplier_, est.info_
-    steps = FAST["encoder_epochs"] * math.ceil(train.size / 32)
-    assert info["steps"] == {"encoder": steps, "classifier": steps}
-    reference = _reference_epsilon(z, 32 / train.size, 2 * steps, 2, 1e-5)
+    per_epoch = math.ceil(train.size / 32)
+    encoder, classifier = 4 * per_epoch, 3 * per_epoch
+    assert info["steps"] == {"encoder": encoder, "classifier": classifier}
+    reference = _reference_epsilon(z, 32 / train.size, encoder + classifier, 2, 1e-5)
     assert report.epsilon == pytest.approx(reference, rel=1e-9) and 2.9 < report.epsilon <= 3.0
     assert report.unit == "node" and [p.name for p in report.phases] == ["encoder", "aggregation", "classifier"]
-    assert [p.steps for p in report.phases] == [steps, 2, steps]
+    assert [p.steps for p in report.phases] == [encoder, 2, classifier]
     assert info["noise_std"] == pytest.approx(z * 3.0) and info["sgd_noise_std"] == pytest.approx(z)
     assert any("at most D = 9" in note and "sqrt(D)" in note for note in report.notes)
 
@@ -111,3 +112,70 @@ def test_the_registry_runs_the_node_level_ids(graph):
     assert result.privacy.unit == "node" and result.privacy.epsilon <= 8.0 and "epsilon_directed" not in result.metrics
     result = run_gap(ProGAPNodeConfig(epsilon=8.0, max_degree=12, epochs=2), graph, seed=1, method="progap-ndp")
     assert result.privacy.unit == "node" and "stage 2" in result.timings
+
+
+def test_the_noise_drawn_is_the_multiplier_times_the_bound(graph, split, monkeypatch):
+    """What the hops and the DP-SGD steps actually draw: std z sqrt(D) per hop, z C per step."""
+    import graphpriv.privacy.engine as engine
+    import graphpriv.propagation.aggregation_perturbation as hops
+
+    drawn = {"hops": [], "sgd": []}
+
+    def spy(where, original):
+        def draw(shape, std, **kwargs):
+            drawn[where].append(std)
+            return original(shape, std, **kwargs)
+        return draw
+    monkeypatch.setattr(hops, "gaussian_noise", spy("hops", hops.gaussian_noise))
+    monkeypatch.setattr(engine, "gaussian_noise", spy("sgd", engine.gaussian_noise))
+    est = GAPNodeClassifier(epsilon=2.0, hops=3, max_degree=16, max_grad_norm=0.5, random_state=0, **FAST)
+    est.fit(graph, split[0])
+    z = est.noise_multiplier_
+    assert drawn["hops"] == pytest.approx([z * 4.0] * 3)
+    assert drawn["sgd"] and all(std == pytest.approx(z * 0.5) for std in drawn["sgd"])
+
+
+def test_every_random_stream_of_a_fit_and_a_prediction_is_its_own(graph, split, monkeypatch):
+    """Two noisy releases sharing their draws would not compose as the accountant assumes."""
+    seeds = []
+    real = torch.Generator
+
+    class Seeding:  # torch.Generator() as graphpriv calls it: seeded at once, the seed recorded
+        def __init__(self, *args, **kwargs):
+            self.generator = real(*args, **kwargs)
+
+        def manual_seed(self, seed):
+            seeds.append(int(seed))
+            return self.generator.manual_seed(seed)
+
+        def __getattr__(self, name):
+            return getattr(self.generator, name)
+    monkeypatch.setattr(torch, "Generator", Seeding)
+    for cls, params in ((GAPNodeClassifier, FAST), (ProGAPNodeClassifier, {"epochs": 2, "batch_size": 40})):
+        seeds.clear()
+        est = cls(max_degree=6, random_state=5, **params).fit(graph, split[0])
+        est.predict(graph)
+        assert len(seeds) == len(set(seeds)), (cls.__name__, seeds)
+
+
+@pytest.mark.parametrize("cls", [GAPNodeClassifier, ProGAPNodeClassifier])
+def test_a_graph_without_features_is_refused(cls, graph, split):
+    from torch_geometric.data import Data
+
+    with pytest.raises(DatasetError, match="x"):
+        cls(epochs=1).fit(Data(edge_index=graph.edge_index, y=graph.y, num_nodes=graph.num_nodes), split[0])
+
+
+def test_dp_sgd_restores_every_parameter_flag_even_when_it_fails(graph):
+    from graphpriv.methods.node_level_aggregation import NodeBudget, train_dp_sgd
+    from graphpriv.nn.gap import Encoder
+
+    config = GAPNodeClassifier(**FAST).config
+    module = Encoder(graph.x.shape[1], 4, 3, layers=2, batch_norm=False)
+    module.head.bias.requires_grad_(False)  # a flag of the caller's, kept
+    budget = NodeBudget(config, 100, {"encoder": 1}, 1)
+    with pytest.raises(KeyError):
+        train_dp_sgd(module, (graph.x[:100],), graph.y[:100], config=config, budget=budget, phase="no such phase",
+                     seed=0, progress=lambda *a, **k: None, parameters=list(module.head.parameters()))
+    assert [p.requires_grad for p in module.parameters()][-2:] == [True, False]
+    assert all(p.requires_grad for p in module.body.parameters())

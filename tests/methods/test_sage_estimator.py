@@ -38,7 +38,13 @@ def test_the_feature_only_fit_is_ordinary_poisson_dp_sgd(graph, split):
 
 
 def test_the_one_hop_fit_pays_for_d_plus_one_examples_per_node(graph, split):
+    from graphpriv.privacy.accountant import GraphRdpAccountant
+    from graphpriv.privacy.events import BinomialGroupGaussianDpEvent
+
     est = SAGEClassifier(max_degree=4, epsilon=2.0, random_state=0, **FAST).fit(graph, split[0])
+    steps, rate = 3 * math.ceil(split[0].size / 40), 40 / split[0].size
+    reference = GraphRdpAccountant().compose(BinomialGroupGaussianDpEvent(est.noise_multiplier_, rate, 5), steps)
+    assert est.privacy_report_.epsilon == pytest.approx(reference.get_epsilon(1e-5), rel=1e-9)
     flat = SAGEClassifier(max_degree=0, epsilon=2.0, random_state=0, **FAST).fit(graph, split[0])
     assert est.info_["group_size"] == 5 and est.noise_multiplier_ > 0
     assert est.info_["noise_std"] == pytest.approx(est.noise_multiplier_ * 2 * 5)  # 2 C K
@@ -81,3 +87,13 @@ def test_bad_input_is_refused(graph):
         run_sage(SAGEConfig(max_degree=0), graph, seed=0, method="mlp-transductive")
     result = run_sage(SAGEConfig(max_degree=0, **FAST), graph, seed=0, method="dp-mlp-transductive")
     assert result.privacy.unit == "node" and result.baselines[0].metric == "accuracy"
+
+
+def test_a_graph_without_features_is_refused(graph, split):
+    from torch_geometric.data import Data
+
+    from graphpriv.errors import DatasetError
+
+    with pytest.raises(DatasetError, match="x"):
+        SAGEClassifier(epochs=1).fit(Data(edge_index=graph.edge_index, y=graph.y, num_nodes=graph.num_nodes),
+                                     split[0])

@@ -120,3 +120,29 @@ def test_the_linear_ghost_sum_drops_a_non_finite_example_and_refuses_other_layer
         assert torch.allclose(clean[name], dropped[name]), name
     with pytest.raises(TypeError, match="nn.Linear"):
         linear_clipped_sum(Encoder(4, 3, 2, layers=2, batch_norm=True), lambda r: ((x[r],), y[r]), 1.0)
+
+
+def test_the_linear_ghost_sum_refuses_inputs_that_are_not_one_row_per_example():
+    """A layer on flattened [B * K, in] rows (broadcast when B = 1) or batch statistics in training
+    mode would let one example move the sum by more than C: refused at the call."""
+    from torch import nn
+
+    from graphpriv.privacy.ghost_clipping import linear_clipped_sum
+
+    class Flattening(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 3)
+
+        def forward(self, x):  # [B, K, 4] -> one row per slot, then summed per example
+            return self.lin(x.reshape(-1, 4)).reshape(x.shape[0], -1, 3).sum(1)
+
+    x, y = torch.randn(1, 2, 4), torch.tensor([1])
+    with pytest.raises(TypeError, match="one row per example"):
+        linear_clipped_sum(Flattening(), lambda r: ((x[r],), y[r]), 1.0)(torch.tensor([0]))
+    batch_norm = nn.Sequential(nn.Linear(4, 3), nn.BatchNorm1d(3)).train()
+    for p in batch_norm[1].parameters():
+        p.requires_grad_(False)
+    with pytest.raises(TypeError, match="normalises over the batch"):
+        linear_clipped_sum(batch_norm, lambda r: ((torch.randn(5, 4)[r],), torch.zeros(5, dtype=torch.long)[r]),
+                           1.0)(torch.arange(5))

@@ -8,8 +8,10 @@ Thm. 5.2 (one run, m canaries each included with probability 1/2); Sajadmanesh e
 Canaries: m synthetic nodes with random sparse binary features and random labels
 (:func:`graphpriv.audit.node.canary_nodes`), each added to the graph, isolated and labelled, as a
 training node with probability 1/2; a canary left out is absent from the graph (node-level
-add/remove; an isolated node keeps every degree within the bound, so the relation covers both
-graphs). The estimator's own ``fit`` runs once: the degree cut, DP-SGD of every module with the
+add/remove). An isolated canary adds no edge, so the degree cut's draws, which depend on the edges
+alone, are the same with and without it: the neighbouring inputs stay neighbours after the cut
+(on a graph above D the cut is not the identity, but it is the same cut). The estimator's own
+``fit`` runs once: the degree cut, DP-SGD of every module with the
 inserted canaries among the training nodes, the noisy hops. The audit's fault (``noise_scale``)
 scales every calibrated noise of the fit (DP-SGD's and the hops').
 

@@ -126,15 +126,17 @@ def _cell(estimator: GAPClassifier | ProGAPClassifier | GCNClassifier | SAGEClas
           config: GAPConfig | ProGAPConfig | GCNConfig | SAGEConfig, data: Data, *, method: str, seed: int,
           progress: Progress) -> Result:
     """One cell: :func:`fit_transductive` on ``estimator``, its ``Result`` (``accuracy``,
-    ``val_accuracy`` and, when the fit gives it, ``epsilon_directed``; the privacy report; the
-    majority class as the baseline)."""
+    ``val_accuracy`` and, when the fit gives them, ``epsilon_directed`` and ``within_degree_bound``
+    (1.0 when the graph's degrees were within D, the node-level relation's condition, else 0.0);
+    the privacy report; the majority class as the baseline)."""
     timer = Timer()
     score, baseline, val_score = fit_transductive(estimator, data, val_ratio=config.val_ratio,
                                                   test_ratio=config.test_ratio, seed=seed, timer=timer,
                                                   progress=progress)
     metrics = {"accuracy": score, "val_accuracy": val_score}
-    if "epsilon_directed" in estimator.info_:
-        metrics["epsilon_directed"] = float(estimator.info_["epsilon_directed"])
+    for fact in ("epsilon_directed", "within_degree_bound"):
+        if fact in estimator.info_:
+            metrics[fact] = float(estimator.info_[fact])
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics=metrics, privacy=estimator.privacy_report_,
                   timings=timer.finish(), info=dict(estimator.info_), baselines=[baseline]).with_estimator(estimator)

@@ -36,6 +36,7 @@ from graphpriv.methods.node_level_aggregation import (
     NodeLevelAggregation,
     NodeLevelConfig,
     node_budget,
+    stream_seed,
     train_dp_sgd,
 )
 from graphpriv.methods.transductive_classifier import (
@@ -260,9 +261,8 @@ class GAPNodeClassifier(NodeLevelAggregation, GAPClassifier):
 
     def _train(self, module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], y: torch.Tensor, *, phase: str,
                epochs: int, budget: NodeBudget, progress: Progress, audit_hook: AuditHook | None) -> None:
-        offset = {"encoder": 4, "classifier": 5}[phase]
         train_dp_sgd(module, inputs, y, config=self._config, budget=budget, phase=phase,
-                     seed=self.random_state + offset, progress=progress, audit_hook=audit_hook)
+                     seed=stream_seed(self.random_state, f"dp-sgd {phase}"), progress=progress, audit_hook=audit_hook)
 
     def _aggregations(self) -> str:
         return f"the {self._config.hops} hops"

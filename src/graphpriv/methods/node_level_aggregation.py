@@ -23,8 +23,10 @@ public, as for dp-mlp.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 from dp_accounting import dp_event
 from pydantic import Field, model_validator
@@ -45,7 +47,19 @@ from graphpriv.propagation.aggregation_perturbation import node_sensitivity
 from graphpriv.propagation.degree_bound import bound_degree, max_degree_of
 
 __all__ = ["NodeBudget", "NodeLevelAggregation", "NodeLevelConfig", "bounded_edges", "node_budget", "node_report",
-           "train_dp_sgd"]
+           "stream_seed", "train_dp_sgd"]
+
+
+def stream_seed(random_state: int, purpose: str) -> int:
+    """A seed of its own for each random stream of a node-level fit (the degree cut, each DP-SGD
+    phase's batches and noise, a prediction's hops), derived from ``random_state`` and the stream's
+    name by :class:`numpy.random.SeedSequence`: no two streams share their draws (two noisy
+    releases whose noise coincided would not compose as the accountant assumes).
+
+    Returns:
+        An integer in [0, 2^32 - 1].
+    """
+    return int(np.random.SeedSequence([int(random_state), zlib.crc32(purpose.encode())]).generate_state(1)[0])
 
 
 class NodeLevelConfig(AggregationPerturbationConfig):
@@ -140,30 +154,31 @@ def train_dp_sgd(module: torch.nn.Module, inputs: Sequence[Tensor], y: Tensor, *
             ``budget.steps``. seed: the batches' and the noise's generator. progress:
             ``progress(step, steps, loss=...)``.
         parameters: what is trained (default: all of ``module``'s; the others are frozen for the
-            phase and unfrozen after). audit_hook: a privacy audit's fault (None for a real fit).
+            phase, and every parameter's ``requires_grad`` is restored after, on error too).
+        audit_hook: a privacy audit's fault (None for a real fit).
     """
     trainable = list(module.parameters()) if parameters is None else list(parameters)
     chosen = {id(p) for p in trainable}
-    frozen = [p for p in module.parameters() if id(p) not in chosen]
-    for p in frozen:
-        p.requires_grad_(False)
+    flags = [(p, p.requires_grad) for p in module.parameters()]
     generator = torch.Generator().manual_seed(seed)
     steps = budget.steps[phase]
 
     def collate(index: Tensor) -> tuple[tuple[Tensor, ...], Tensor]:
         return tuple(t[index] for t in inputs), y[index]
-    engine = DPSGD(module, torch.optim.Adam(trainable, lr=config.lr, weight_decay=config.weight_decay),
-                   PoissonSampler(int(y.shape[0]), budget.sample_rate, generator=generator),
-                   clipped_sum=linear_clipped_sum(module, collate, config.max_grad_norm),
-                   noise_multiplier=budget.noise_multiplier, max_grad_norm=config.max_grad_norm, group_size=1,
-                   ledger=budget.ledger, generator=generator, phase=phase, audit_hook=audit_hook)
-    module.train()
     try:
+        for p, _ in flags:
+            p.requires_grad_(id(p) in chosen)
+            engine = DPSGD(module, torch.optim.Adam(trainable, lr=config.lr, weight_decay=config.weight_decay),
+                       PoissonSampler(int(y.shape[0]), budget.sample_rate, generator=generator),
+                       clipped_sum=linear_clipped_sum(module, collate, config.max_grad_norm),
+                       noise_multiplier=budget.noise_multiplier, max_grad_norm=config.max_grad_norm, group_size=1,
+                       ledger=budget.ledger, generator=generator, phase=phase, audit_hook=audit_hook)
+        module.train()
         for step in range(1, steps + 1):
             progress(step, steps, loss=engine.step())
     finally:
-        for p in frozen:
-            p.requires_grad_(True)
+        for p, flag in flags:
+            p.requires_grad_(flag)
         module.eval()
 
 
@@ -175,7 +190,8 @@ def node_report(budget: NodeBudget, config: NodeLevelConfig, info: dict, *, wher
              f"at most D = {config.max_degree} (bounded-degree relation): {where} are Gaussian mechanisms at "
              f"sensitivity sqrt(D) over the other nodes' rows; every node's own example, its aggregates included, is "
              f"trained by Poisson DP-SGD (clip C = {config.max_grad_norm:g}); one noise multiplier for all"),
-             "the number of training nodes is treated as public (it sets q), as for dp-mlp"]
+             ("the number of training nodes (it sets q) and the label set (the output width) are treated as "
+             "public, as for dp-mlp")]
     if not info.get("within_degree_bound", True):
         notes.append(f"this graph has nodes of degree above D = {config.max_degree}: the fit cut it by edge sampling, "
                      "and the relation above does not cover it (removing a node can change which edges other nodes "
@@ -186,14 +202,17 @@ def node_report(budget: NodeBudget, config: NodeLevelConfig, info: dict, *, wher
 
 class NodeLevelAggregation:
     """The steps GAP-NDP and ProGAP-NDP take alike, mixed in before GAP's / ProGAP's estimator: the
-    degree cut before the aggregations (seeded ``random_state + 6``), their sensitivity sqrt(D),
+    degree cut before the aggregations (its own stream, :func:`stream_seed`), their sensitivity sqrt(D),
     and the node-level report. A subclass names its aggregations (``_aggregations``)."""
 
     def _aggregations(self) -> str:
         raise NotImplementedError
 
     def _edges(self, edge_index: Tensor, num_nodes: int, info: dict | None) -> Tensor:
-        return bounded_edges(edge_index, num_nodes, self._config.max_degree, seed=self.random_state + 6, info=info)
+        # the fit's cut records its facts in info; a prediction's (info None) draws from a stream of its own
+        purpose = "degree cut" if info is not None else "degree cut, prediction"
+        return bounded_edges(edge_index, num_nodes, self._config.max_degree,
+                             seed=stream_seed(self.random_state, purpose), info=info)
 
     def _sensitivity(self) -> float:
         return node_sensitivity(self._config.max_degree)

@@ -35,6 +35,7 @@ from graphpriv.methods.node_level_aggregation import (
     NodeLevelAggregation,
     NodeLevelConfig,
     node_budget,
+    stream_seed,
     train_dp_sgd,
 )
 from graphpriv.methods.transductive_classifier import (
@@ -247,7 +248,7 @@ class ProGAPNodeClassifier(NodeLevelAggregation, ProGAPClassifier):
     def _train_stage(self, module: StageLogits, inputs: tuple[torch.Tensor, ...], y: torch.Tensor, *, stage: int,
                      budget: NodeBudget, progress: Progress, audit_hook: AuditHook | None) -> None:
         train_dp_sgd(module, inputs, y, config=self._config, budget=budget, phase=f"stage {stage}",
-                     seed=self.random_state + 4 + stage, progress=progress,
+                     seed=stream_seed(self.random_state, f"dp-sgd stage {stage}"), progress=progress,
                      parameters=module.model.stage_parameters(stage), audit_hook=audit_hook)
 
     def _aggregations(self) -> str:

@@ -88,10 +88,11 @@ class SAGEClassifier(TransductiveClassifier):
 
     Privacy: ``private=True``: ``fit`` is node-level (eps, delta)-DP (add/remove one node with its
     features, label and edges) over graphs whose degrees are at most D (every graph when D = 0;
-    module docstring); the guarantee covers ``model_``, and the predictions of the fitted graph
-    for the other nodes (each node's prediction reads its own closed neighbourhood: joint DP, as for
-    GAP-NDP). ``private=False``: the same model without noise. The saved file holds the fitted
-    graph's features and cut edges (what prediction on it reads): keep it as private as the graph.
+    module docstring); the guarantee covers ``model_`` only. A prediction reads the node's
+    neighbours' raw features and degrees without noise, so predictions are covered only when
+    D = 0 (each then reads the node's own features alone: joint DP). ``private=False``: the same
+    model without noise. The saved file holds the fitted graph's features and cut edges (what
+    prediction on it reads): keep it as private as the graph.
 
     Args:
         random_state: seed of the cut, the initialisation, the batches and the noise.
@@ -156,7 +157,11 @@ class SAGEClassifier(TransductiveClassifier):
                         f"node-level add/remove of one node with its features, label and edges, over graphs whose "
                         f"degrees are at most D = {config.max_degree} (bounded-degree relation): a node reaches its "
                         f"own example and its <= D neighbours' (K = {group}), each moving the clipped sum by <= 2C")
-            notes = [relation, "the number of training nodes is treated as public (it sets q), as for dp-mlp"]
+            predictions = ("predictions read each node's own features only (joint DP)" if not config.max_degree else
+                           "the guarantee covers the model; predictions read the neighbours' features without noise, "
+                           "which it does not cover")
+            notes = [relation, ("the number of training nodes (it sets q) and the label set (the output width) are "
+                                "treated as public, as for dp-mlp"), predictions]
             if not info.get("within_degree_bound", True):
                 notes.append(f"this graph has nodes of degree above D = {config.max_degree}: the fit cut it by edge "
                              "sampling, and the relation above does not cover it (docs/privacy.md)")

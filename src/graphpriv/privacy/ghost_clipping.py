@@ -148,7 +148,8 @@ def linear_clipped_sum(model: nn.Module, collate: Callable[[Tensor], tuple[tuple
 
     Raises:
         TypeError: a trainable parameter outside an ``nn.Linear``; at call time, a layer applied
-            more than once or to an input that is not ``[B, in]``.
+            more than once or to an input that is not ``[B, in]`` (one row per example), or a batch
+            normalisation in training mode.
 
     Source: Goodfellow, "Efficient per-example gradient computations" (arXiv:1510.01799); Li,
     Tramèr, Liang, Hashimoto, ICLR 2022, Sec. 4.
@@ -163,12 +164,19 @@ def linear_clipped_sum(model: nn.Module, collate: Callable[[Tensor], tuple[tuple
     def clipped_sum(rows: Tensor) -> tuple[dict[str, Tensor], Tensor]:
         inputs, target = collate(rows)
         seen: dict[str, tuple[Tensor, Tensor]] = {}
+        mixing = [name for name, m in model.named_modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)
+                  and m.training]
+        if mixing:
+            raise TypeError(f"linear_clipped_sum: {mixing[0]} normalises over the batch in training mode, which mixes "
+                            "examples; use no batch normalisation under DP-SGD")
 
         def keep(name: str):
             def hook(module: nn.Module, args: tuple[Tensor, ...], output: Tensor) -> None:
-                if name in seen or args[0].dim() != 2:
-                    raise TypeError(f"linear_clipped_sum: layer {name} ran twice or on a non-[B, in] input")
-                seen[name] = (args[0].detach(), output)
+                a = args[0]
+                if name in seen or a.dim() != 2 or a.shape[0] != target.shape[0]:
+                    raise TypeError(f"linear_clipped_sum: layer {name} ran twice or on an input that is not one "
+                                    f"row per example ([B = {target.shape[0]}, in], got {tuple(a.shape)})")
+                seen[name] = (a.detach(), output)
             return hook
 
         handles = [layer.register_forward_hook(keep(name)) for name, layer in layers.items()]
