@@ -116,8 +116,8 @@ def test_the_registry_runs_the_node_level_ids(graph):
 
 def test_the_noise_drawn_is_the_multiplier_times_the_bound(graph, split, monkeypatch):
     """What the hops and the DP-SGD steps actually draw: std z sqrt(D) per hop, z C per step."""
-    import graphpriv.privacy.engine as engine
     import graphpriv.propagation.aggregation_perturbation as hops
+    from graphpriv.privacy import engine
 
     drawn = {"hops": [], "sgd": []}
 

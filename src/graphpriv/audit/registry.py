@@ -17,10 +17,10 @@ from torch_geometric.data import Data
 from graphpriv.audit.statistics import AuditReport
 from graphpriv.errors import ConfigError
 from graphpriv.methods.dpar import DPARClassifier
-from graphpriv.methods.gap import GAPClassifier, GAPNodeClassifier
 from graphpriv.methods.dplp_rank import DPLPRanker
 from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor
 from graphpriv.methods.estimator import Estimator
+from graphpriv.methods.gap import GAPClassifier, GAPNodeClassifier
 from graphpriv.methods.lapgraph_sgnn import LapGraphLinkPredictor
 from graphpriv.methods.mlp import MLPClassifier
 from graphpriv.methods.privdpr import PrivDPR
