@@ -23,7 +23,8 @@ def data():
 @pytest.mark.parametrize("estimator", [
     GAPNodeClassifier(epsilon=1.0, delta=2e-3, max_degree=10, encoder_epochs=60, epochs=2),
     ProGAPNodeClassifier(epsilon=1.0, delta=2e-3, max_degree=10, depth=1, epochs=60),
-], ids=["gap-ndp", "progap-ndp"])
+    GAPNodeClassifier(epsilon=1.0, delta=2e-3, max_degree=10, encoder_layers=0, epochs=60),
+], ids=["gap-ndp", "progap-ndp", "gap-ndp-without-encoder"])
 def test_correct_runs_pass_and_a_hundredfold_smaller_noise_is_caught(data, estimator):
     (correct,) = audit(estimator, data, canaries=100, seed=0, guesses=40)
     assert correct.unit == "node" and correct.passed and correct.epsilon_lower_bound <= correct.claimed_epsilon

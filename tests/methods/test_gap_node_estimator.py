@@ -9,7 +9,7 @@ from dp_accounting import dp_event
 from dp_accounting.rdp import RdpAccountant
 
 from graphpriv.errors import ConfigError, DatasetError
-from graphpriv.methods.gap import GAPNodeClassifier
+from graphpriv.methods.gap import GAPClassifier, GAPNodeClassifier
 from graphpriv.methods.progap import ProGAPNodeClassifier
 from graphpriv.propagation.degree_bound import max_degree_of
 
@@ -179,3 +179,20 @@ def test_dp_sgd_restores_every_parameter_flag_even_when_it_fails(graph):
                      seed=0, progress=lambda *a, **k: None, parameters=list(module.head.parameters()))
     assert [p.requires_grad for p in module.parameters()][-2:] == [True, False]
     assert all(p.requires_grad for p in module.body.parameters())
+
+
+@pytest.mark.parametrize("cls", [GAPNodeClassifier, GAPClassifier])
+def test_without_an_encoder_the_features_are_h0_and_nothing_is_trained_before_the_hops(cls, graph, split, tmp_path):
+    est = cls(encoder_layers=0, epochs=3, random_state=0, **({"batch_size": 40} if cls is GAPNodeClassifier else {}))
+    est.fit(graph, split[0])
+    assert est.aggregates_.shape == (graph.num_nodes, graph.x.shape[1], 3)
+    rows = torch.nn.functional.normalize(graph.x.float(), dim=1)
+    assert torch.allclose(est.aggregates_[..., 0], rows)
+    assert "encoder" not in est.timings_ and "encoder" not in [p.name for p in est.privacy_report_.phases]
+    if cls is GAPNodeClassifier:
+        steps = 3 * math.ceil(split[0].size / 40)
+        assert est.info_["steps"] == {"classifier": steps}
+        reference = _reference_epsilon(est.noise_multiplier_, 40 / split[0].size, steps, 2, 1e-5)
+        assert est.privacy_report_.epsilon == pytest.approx(reference, rel=1e-9)
+    loaded = cls.load(est.save(tmp_path / "no-encoder.pt"))
+    assert torch.equal(loaded.predict_proba(nodes=split[1]), est.predict_proba(nodes=split[1]))

@@ -84,11 +84,12 @@ def audit_gap_node(estimator: GAPNodeClassifier | ProGAPNodeClassifier, data: Da
     fitted = audited_copy(estimator, seed).fit(audited, np.concatenate([train, n + np.arange(count)]),
                                                num_classes=num_classes, audit_hook=hook,
                                                progress=prefixed_progress(progress, "audited"))
-    features_only = fitted.encoder_ if isinstance(fitted, GAPNodeClassifier) else StageLogits(fitted.model_, 0)
     with torch.no_grad():
-        scores = -torch.nn.functional.cross_entropy(features_only(canary_x), canary_y, reduction="none").numpy()
+        scores = -torch.nn.functional.cross_entropy(_features_only_logits(fitted, canary_x), canary_y,
+                                                    reduction="none").numpy()
     claimed, accounting = claim(fitted, audit_delta, noise_scale)
-    module = "the encoder" if isinstance(fitted, GAPNodeClassifier) else "stage 0"
+    module = ("stage 0" if isinstance(fitted, ProGAPNodeClassifier) else "the encoder" if fitted.encoder_layers
+              else "the classifier, on the canary's own features and empty hops")
     return [audit_from_scores(
         scores, inserted, method=describe(estimator, name), dataset=dataset_name(data), unit="node",
         claimed_epsilon=claimed, accounting=accounting,
@@ -97,3 +98,16 @@ def audit_gap_node(estimator: GAPNodeClassifier | ProGAPNodeClassifier, data: Da
         notes=[(f"{m} canary nodes (isolated, random sparse features, random labels), each a training node with "
                 f"probability 1/2 and absent otherwise; one {type(estimator).__name__}.fit (D = "
                 f"{fitted.max_degree}, noise multiplier {fitted.noise_multiplier_:.4g})")])]
+
+
+def _features_only_logits(fitted: GAPNodeClassifier | ProGAPNodeClassifier, x: torch.Tensor) -> torch.Tensor:
+    """``[m, C]`` logits of the released module that reads a node's features alone: ProGAP's stage
+    0, GAP's encoder, or (GAP without an encoder) the classifier on the row-normalised features
+    with zero rows for the hops (an isolated canary's hops hold noise only)."""
+    if isinstance(fitted, ProGAPNodeClassifier):
+        return StageLogits(fitted.model_, 0)(x)
+    if fitted.encoder_layers:
+        return fitted.encoder_(x)
+    h0 = torch.nn.functional.normalize(x, p=2.0, dim=-1)
+    hops = [torch.zeros_like(h0)] * fitted.hops
+    return fitted.classifier_(torch.stack([h0, *hops], dim=-1))

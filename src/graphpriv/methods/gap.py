@@ -63,7 +63,8 @@ class GAPConfig(AggregationPerturbationConfig):
     are the transductive protocol's split (:mod:`graphpriv.evaluation.transductive`: 75/10/15)."""
 
     hops: int = Field(2, ge=1, description="K, hops of noisy aggregation")
-    encoder_layers: int = Field(2, ge=1)
+    encoder_layers: int = Field(2, ge=0, description="0: no encoder, H_0 = the row-normalised features (nothing "
+                                "trained before the hops)")
     encoder_epochs: int = Field(100, ge=1)
 
 
@@ -83,8 +84,10 @@ class GAPClassifier(TransductiveClassifier):
         **params: :class:`GAPConfig` fields.
 
     Attributes:
-        encoder_, classifier_: the trained modules (eval mode). aggregates_: ``[N, hidden, K + 1]``
-            the fitted graph's aggregates. noise_multiplier_: z (0.0 for GAP-INF).
+        encoder_, classifier_: the trained modules (eval mode; with ``encoder_layers=0`` the encoder
+            is the identity and its head is not trained). aggregates_: ``[N, width, K + 1]``, the
+            fitted graph's aggregates (width: ``hidden``, or F without an encoder).
+            noise_multiplier_: z (0.0 for GAP-INF).
         n_features_in_: F. n_classes_: C. info_: facts of the fit. timings_: seconds per phase.
             ``info_`` holds ``train_nodes`` and the noise, no fact of the edges.
 
@@ -125,16 +128,17 @@ class GAPClassifier(TransductiveClassifier):
         torch.manual_seed(self.random_state)
         encoder = Encoder(x.shape[1], config.hidden, classes, layers=config.encoder_layers, dropout=config.dropout,
                           batch_norm=config.batch_norm)
-        with timer.phase("encoder"):
-            self._train(encoder, (x[train],), y[train], phase="encoder", epochs=config.encoder_epochs, budget=budget,
-                        progress=phase_progress(progress, "encoder"), audit_hook=audit_hook)
+        if config.encoder_layers:  # without one, the embedding is the features: nothing to train
+            with timer.phase("encoder"):
+                self._train(encoder, (x[train],), y[train], phase="encoder", epochs=config.encoder_epochs,
+                            budget=budget, progress=phase_progress(progress, "encoder"), audit_hook=audit_hook)
         with timer.phase("aggregation"):
             edge_index = self._edges(data.edge_index.long(), int(x.shape[0]), info)
             aggregates = self._aggregates(encoder, x, edge_index, budget.noise_multiplier, budget.ledger,
                                           seed=self.random_state, noise_scale=noise_scale_of(audit_hook))
             progress(1, 1, phase="aggregation")
         torch.manual_seed(self.random_state + 1)
-        classifier = ClassificationModule(config.hidden, config.hidden, classes, hops=config.hops,
+        classifier = ClassificationModule(encoder.width, config.hidden, classes, hops=config.hops,
                                           base_layers=config.base_layers, head_layers=config.head_layers,
                                           dropout=config.dropout, batch_norm=config.batch_norm)
         with timer.phase("classifier"):
@@ -204,9 +208,10 @@ class GAPClassifier(TransductiveClassifier):
 
     def _modules(self, num_features: int, num_classes: int) -> tuple[Encoder, ClassificationModule]:
         config = self._config
-        return (Encoder(num_features, config.hidden, num_classes, layers=config.encoder_layers,
-                        dropout=config.dropout, batch_norm=config.batch_norm),
-                ClassificationModule(config.hidden, config.hidden, num_classes, hops=config.hops,
+        encoder = Encoder(num_features, config.hidden, num_classes, layers=config.encoder_layers,
+                          dropout=config.dropout, batch_norm=config.batch_norm)
+        return (encoder,
+                ClassificationModule(encoder.width, config.hidden, num_classes, hops=config.hops,
                                      base_layers=config.base_layers, head_layers=config.head_layers,
                                      dropout=config.dropout, batch_norm=config.batch_norm))
 
@@ -256,8 +261,8 @@ class GAPNodeClassifier(NodeLevelAggregation, GAPClassifier):
 
     def _budget(self, num_train: int, info: dict) -> NodeBudget:
         config = self._config
-        return node_budget(config, num_train, {"encoder": config.encoder_epochs, "classifier": config.epochs},
-                           config.hops, info)
+        phases = {"encoder": config.encoder_epochs} if config.encoder_layers else {}
+        return node_budget(config, num_train, {**phases, "classifier": config.epochs}, config.hops, info)
 
     def _train(self, module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], y: torch.Tensor, *, phase: str,
                epochs: int, budget: NodeBudget, progress: Progress, audit_hook: AuditHook | None) -> None:

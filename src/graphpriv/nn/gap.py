@@ -38,22 +38,27 @@ def mlp(in_channels: int, hidden_channels: int, out_channels: int, layers: int, 
 
 
 class Encoder(nn.Module):
-    """``x [N, F] -> embedding [N, hidden]`` (:meth:`embed`) ``-> logits [N, C]`` (forward).
+    """``x [N, F] -> embedding [N, width]`` (:meth:`embed`) ``-> logits [N, C]`` (forward).
 
     Args:
         in_channels: F. hidden: the embedding width. num_classes: C. layers: the embedding MLP's
-            layers (>= 1). dropout, batch_norm: as :func:`mlp`.
+            layers (0: no encoder, the embedding is ``x`` itself, ``width`` = F; GAP's ablation
+            without the encoder module). dropout, batch_norm: as :func:`mlp`.
+
+    Attributes:
+        width: the embedding's width (``hidden``, or F when ``layers`` = 0).
     """
 
     def __init__(self, in_channels: int, hidden: int, num_classes: int, *, layers: int = 2, dropout: float = 0.0,
                  batch_norm: bool = True) -> None:
         super().__init__()
-        self.body = mlp(in_channels, hidden, hidden, layers, dropout=dropout, batch_norm=batch_norm,
-                        activate_last=True)
-        self.head = nn.Linear(hidden, num_classes)
+        self.width = hidden if layers else in_channels
+        self.body = (mlp(in_channels, hidden, hidden, layers, dropout=dropout, batch_norm=batch_norm,
+                         activate_last=True) if layers else nn.Identity())
+        self.head = nn.Linear(self.width, num_classes)
 
     def embed(self, x: Tensor) -> Tensor:
-        """``[N, F] -> [N, hidden]``."""
+        """``[N, F] -> [N, width]``."""
         return self.body(x)
 
     def forward(self, x: Tensor) -> Tensor:
