@@ -42,15 +42,13 @@ from graphpriv.methods.node_level_aggregation import (
 from graphpriv.methods.transductive_classifier import (
     AggregationPerturbationConfig,
     EdgeBudget,
+    EdgeLevelAggregation,
     TransductiveClassifier,
-    aggregation_budget,
-    aggregation_report,
     train_full_batch,
 )
 from graphpriv.nn.gap import ClassificationModule, Encoder
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.hooks import AuditHook, noise_scale_of
-from graphpriv.privacy.report import PrivacyReport
 from graphpriv.propagation.aggregation_perturbation import perturbed_aggregations
 
 __all__ = ["GAPClassifier", "GAPConfig", "GAPNodeClassifier", "GAPNodeConfig"]
@@ -68,7 +66,7 @@ class GAPConfig(AggregationPerturbationConfig):
     encoder_epochs: int = Field(100, ge=1)
 
 
-class GAPClassifier(TransductiveClassifier):
+class GAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
     """GAP (USENIX Security 2023) as an estimator: encoder, aggregation perturbation, classifier.
 
     Privacy: ``private=True`` (GAP-EDP): ``fit`` is edge-level (eps, delta)-DP for the graph it is
@@ -153,11 +151,13 @@ class GAPClassifier(TransductiveClassifier):
         self.ledger_ = budget.ledger
         return self._fitted(privacy)
 
-    # The steps edge and node level do differently (GAPNodeClassifier overrides them).
+    # What GAP counts and says for EdgeLevelAggregation's steps (GAPNodeClassifier overrides those).
 
-    def _budget(self, num_train: int, info: dict) -> EdgeBudget:
-        """The K hops' noise calibrated to the budget (edge level; nothing when not private)."""
-        return EdgeBudget(*aggregation_budget(self._config, self._config.hops, info))
+    def _aggregation_count(self) -> int:
+        return self._config.hops
+
+    def _aggregation_words(self) -> tuple[str, str]:
+        return "the aggregation's hops", "the encoder reads no edge, the classifier is post-processing"
 
     def _train(self, module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], y: torch.Tensor, *, phase: str,
                epochs: int, budget: EdgeBudget, progress: Progress, audit_hook: AuditHook | None) -> None:
@@ -165,23 +165,6 @@ class GAPClassifier(TransductiveClassifier):
         config = self._config
         train_full_batch(module, lambda: module(*inputs), y, epochs=epochs, lr=config.lr,
                          weight_decay=config.weight_decay, progress=progress)
-
-    def _edges(self, edge_index: torch.Tensor, num_nodes: int, info: dict | None) -> torch.Tensor:
-        """The edges the hops aggregate over (edge level: all of them)."""
-        return edge_index
-
-    def _sensitivity(self) -> float | None:
-        """One hop's sensitivity (None: the undirected edge relation's, sqrt 2)."""
-        return None
-
-    def _report(self, budget: EdgeBudget, info: dict) -> PrivacyReport | None:
-        if budget.ledger is None:
-            return None
-        privacy, directed = aggregation_report(budget.ledger, self._config, budget.noise_multiplier, self._config.hops,
-                                               where="the aggregation's hops",
-                                               rest="the encoder reads no edge, the classifier is post-processing")
-        info["epsilon_directed"] = directed
-        return privacy
 
     def _aggregates(self, encoder: Encoder, x: torch.Tensor, edge_index: torch.Tensor, z: float,
                     ledger: Ledger | None, *, seed: int, noise_scale: float = 1.0) -> torch.Tensor:

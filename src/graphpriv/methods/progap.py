@@ -41,14 +41,12 @@ from graphpriv.methods.node_level_aggregation import (
 from graphpriv.methods.transductive_classifier import (
     AggregationPerturbationConfig,
     EdgeBudget,
+    EdgeLevelAggregation,
     TransductiveClassifier,
-    aggregation_budget,
-    aggregation_report,
     train_full_batch,
 )
 from graphpriv.nn.progap import ProgressiveModel, StageLogits
 from graphpriv.privacy.hooks import AuditHook, noise_scale_of
-from graphpriv.privacy.report import PrivacyReport
 from graphpriv.propagation.aggregation_perturbation import noisy_aggregate
 
 __all__ = ["ProGAPClassifier", "ProGAPConfig", "ProGAPNodeClassifier", "ProGAPNodeConfig"]
@@ -62,7 +60,7 @@ class ProGAPConfig(AggregationPerturbationConfig):
     depth: int = Field(2, ge=1, description="aggregations (stages - 1)")
 
 
-class ProGAPClassifier(TransductiveClassifier):
+class ProGAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
     """ProGAP (WSDM 2024) as an estimator.
 
     Privacy: ``private=True`` (ProGAP-EDP): ``fit`` is edge-level (eps, delta)-DP for the graph it
@@ -146,11 +144,13 @@ class ProGAPClassifier(TransductiveClassifier):
         self._x = x
         return self._fitted(privacy)
 
-    # The steps edge and node level do differently (ProGAPNodeClassifier overrides them).
+    # What ProGAP counts and says for EdgeLevelAggregation's steps (ProGAPNodeClassifier overrides those).
 
-    def _budget(self, num_train: int, info: dict) -> EdgeBudget:
-        """The aggregations' noise calibrated to the budget (edge level; nothing when not private)."""
-        return EdgeBudget(*aggregation_budget(self._config, self._config.depth, info))
+    def _aggregation_count(self) -> int:
+        return self._config.depth
+
+    def _aggregation_words(self) -> tuple[str, str]:
+        return "the aggregations between stages", "the stages' training is post-processing"
 
     def _train_stage(self, module: StageLogits, inputs: tuple[torch.Tensor, ...], y: torch.Tensor, *, stage: int,
                      budget: EdgeBudget, progress: Progress, audit_hook: AuditHook | None) -> None:
@@ -159,23 +159,6 @@ class ProGAPClassifier(TransductiveClassifier):
         train_full_batch(module, lambda: module(*inputs), y, epochs=config.epochs, lr=config.lr,
                          weight_decay=config.weight_decay, progress=progress,
                          parameters=module.model.stage_parameters(stage))
-
-    def _edges(self, edge_index: torch.Tensor, num_nodes: int, info: dict | None) -> torch.Tensor:
-        """The edges the aggregations read (edge level: all of them)."""
-        return edge_index
-
-    def _sensitivity(self) -> float | None:
-        """One aggregation's sensitivity (None: the undirected edge relation's, sqrt 2)."""
-        return None
-
-    def _report(self, budget: EdgeBudget, info: dict) -> PrivacyReport | None:
-        if budget.ledger is None:
-            return None
-        privacy, directed = aggregation_report(budget.ledger, self._config, budget.noise_multiplier, self._config.depth,
-                                               where="the aggregations between stages",
-                                               rest="the stages' training is post-processing")
-        info["epsilon_directed"] = directed
-        return privacy
 
     def _logits_of(self, data: Data | None, index_of) -> torch.Tensor:
         """The last stage on the fitted graph's aggregates (``data=None``: no new privacy spent), or

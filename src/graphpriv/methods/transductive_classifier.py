@@ -32,8 +32,8 @@ from graphpriv.propagation.aggregation_perturbation import (
     epsilon_under_relation,
 )
 
-__all__ = ["AggregationPerturbationConfig", "EdgeBudget", "TransductiveClassifier", "TransductiveConfig",
-           "aggregation_budget", "aggregation_report", "train_full_batch"]
+__all__ = ["AggregationPerturbationConfig", "EdgeBudget", "EdgeLevelAggregation", "TransductiveClassifier",
+           "TransductiveConfig", "aggregation_budget", "aggregation_report", "train_full_batch"]
 
 
 class TransductiveConfig(MethodConfig):
@@ -116,6 +116,42 @@ def aggregation_report(ledger: Ledger, config: AggregationPerturbationConfig, no
         directed_note = ("the same noise under the directed relation (one direction of an edge, sensitivity 1, the "
                          f"public code's): epsilon {directed:.4f}")
         return ledger.report(target_epsilon=config.epsilon, notes=[relation, directed_note]), directed
+
+
+class EdgeLevelAggregation:
+    """The steps GAP-EDP and ProGAP-EDP take alike (a node-level subclass overrides them): the
+    aggregations' noise calibrated to the budget, every edge aggregated, the undirected edge
+    relation's sensitivity, the edge-level report with the directed reading. A subclass says how
+    many noisy aggregations it runs (``_aggregation_count``) and, for the report, which step reads
+    edges and why the others add nothing (``_aggregation_words``)."""
+
+    def _aggregation_count(self) -> int:
+        raise NotImplementedError
+
+    def _aggregation_words(self) -> tuple[str, str]:
+        raise NotImplementedError
+
+    def _budget(self, num_train: int, info: dict) -> EdgeBudget:
+        """The aggregations' noise calibrated to the budget (nothing when not private)."""
+        return EdgeBudget(*aggregation_budget(self._config, self._aggregation_count(), info))
+
+    def _edges(self, edge_index: torch.Tensor, num_nodes: int, info: dict | None) -> torch.Tensor:
+        """The edges the aggregations read: all of them."""
+        return edge_index
+
+    def _sensitivity(self) -> float | None:
+        """One aggregation's sensitivity (None: the undirected edge relation's, sqrt 2)."""
+        return None
+
+    def _report(self, budget: EdgeBudget, info: dict) -> PrivacyReport | None:
+        """The fit's report (``info`` gains ``epsilon_directed``); None when not private."""
+        if budget.ledger is None:
+            return None
+        where, rest = self._aggregation_words()
+        privacy, directed = aggregation_report(budget.ledger, self._config, budget.noise_multiplier,
+                                               self._aggregation_count(), where=where, rest=rest)
+        info["epsilon_directed"] = directed
+        return privacy
 
 
 def train_full_batch(module: torch.nn.Module, logits: Callable[[], torch.Tensor], y: torch.Tensor, *, epochs: int,
