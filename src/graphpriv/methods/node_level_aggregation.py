@@ -46,8 +46,8 @@ from graphpriv.privacy.units import PrivacyUnit
 from graphpriv.propagation.aggregation_perturbation import node_sensitivity
 from graphpriv.propagation.degree_bound import bound_degree, max_degree_of
 
-__all__ = ["NodeBudget", "NodeLevelAggregation", "NodeLevelConfig", "bounded_edges", "node_budget", "node_report",
-           "stream_seed", "train_dp_sgd"]
+__all__ = ["PUBLIC_COUNTS_NOTE", "NodeBudget", "NodeLevelAggregation", "NodeLevelConfig", "above_bound_notes",
+           "bounded_edges", "node_budget", "node_report", "stream_seed", "train_dp_sgd"]
 
 
 def stream_seed(random_state: int, purpose: str) -> int:
@@ -182,6 +182,21 @@ def train_dp_sgd(module: torch.nn.Module, inputs: Sequence[Tensor], y: Tensor, *
         module.eval()
 
 
+#: The note every node-level DP-SGD fit's report carries on what it treats as public.
+PUBLIC_COUNTS_NOTE = ("the number of training nodes (it sets q) and the label set (the output width) are treated as "
+                      "public, as for dp-mlp")
+
+
+def above_bound_notes(max_degree: int, info: dict) -> list[str]:
+    """``[note]`` when the fit recorded ``info["within_degree_bound"]`` False (the fitted graph had a
+    degree above D, which the bounded-degree relation does not cover), else ``[]``."""
+    if info.get("within_degree_bound", True):
+        return []
+    return [(f"this graph has nodes of degree above D = {max_degree}: the fit cut it by edge sampling, and the "
+            "relation above does not cover it (removing a node can change which edges other nodes keep; "
+            "docs/privacy.md)")]
+
+
 def node_report(budget: NodeBudget, config: NodeLevelConfig, info: dict, *, where: str) -> PrivacyReport:
     """The report of a node-level fit: the ledger's epsilon at the fit's delta, with the relation
     (bounded degree D), what each step costs, and, when the fitted graph had a degree above D, that
@@ -190,12 +205,7 @@ def node_report(budget: NodeBudget, config: NodeLevelConfig, info: dict, *, wher
              f"at most D = {config.max_degree} (bounded-degree relation): {where} are Gaussian mechanisms at "
              f"sensitivity sqrt(D) over the other nodes' rows; every node's own example, its aggregates included, is "
              f"trained by Poisson DP-SGD (clip C = {config.max_grad_norm:g}); one noise multiplier for all"),
-             ("the number of training nodes (it sets q) and the label set (the output width) are treated as "
-             "public, as for dp-mlp")]
-    if not info.get("within_degree_bound", True):
-        notes.append(f"this graph has nodes of degree above D = {config.max_degree}: the fit cut it by edge sampling, "
-                     "and the relation above does not cover it (removing a node can change which edges other nodes "
-                     "keep; docs/privacy.md)")
+             PUBLIC_COUNTS_NOTE, *above_bound_notes(config.max_degree, info)]
     with quiet_absl():
         return budget.ledger.report(target_epsilon=config.epsilon, notes=notes)
 

@@ -39,7 +39,7 @@ from torch_geometric.data import Data
 
 from graphpriv.methods.base import Progress, Timer, no_progress, phase_progress
 from graphpriv.methods.node_classifier import steps_and_rate, train_rows
-from graphpriv.methods.node_level_aggregation import bounded_edges
+from graphpriv.methods.node_level_aggregation import PUBLIC_COUNTS_NOTE, above_bound_notes, bounded_edges
 from graphpriv.methods.transductive_classifier import TransductiveClassifier, TransductiveConfig
 from graphpriv.nn.decoupled import DecoupledModel, feature_mlp, padded_rows
 from graphpriv.privacy.accountant import Ledger, check_delta
@@ -133,11 +133,7 @@ class SAGEClassifier(TransductiveClassifier):
         timer = Timer()
         n = int(x.shape[0])
         info: dict = {"train_nodes": int(train.size)}
-        if config.max_degree:
-            edge_index = bounded_edges(data.edge_index.long(), n, config.max_degree, seed=self.random_state + 6,
-                                       info=info)
-        else:
-            edge_index = torch.zeros(2, 0, dtype=torch.long)
+        edge_index = self._edges(data.edge_index.long(), n, info)
         steps, rate = steps_and_rate(int(train.size), config.epochs, config.batch_size)
         group = config.max_degree + 1
         info.update(steps=steps, group_size=group)
@@ -160,11 +156,7 @@ class SAGEClassifier(TransductiveClassifier):
             predictions = ("predictions read each node's own features only (joint DP)" if not config.max_degree else
                            "the guarantee covers the model; predictions read the neighbours' features without noise, "
                            "which it does not cover")
-            notes = [relation, ("the number of training nodes (it sets q) and the label set (the output width) are "
-                                "treated as public, as for dp-mlp"), predictions]
-            if not info.get("within_degree_bound", True):
-                notes.append(f"this graph has nodes of degree above D = {config.max_degree}: the fit cut it by edge "
-                             "sampling, and the relation above does not cover it (docs/privacy.md)")
+            notes = [relation, PUBLIC_COUNTS_NOTE, predictions, *above_bound_notes(config.max_degree, info)]
             with quiet_absl():
                 privacy = ledger.report(target_epsilon=config.epsilon, notes=notes)
         self.model_ = model
@@ -174,6 +166,15 @@ class SAGEClassifier(TransductiveClassifier):
         self.ledger_ = ledger
         self._graph = (x, edge_index)
         return self._fitted(privacy)
+
+    def _edges(self, edge_index: torch.Tensor, num_nodes: int, info: dict | None) -> torch.Tensor:
+        """The edges the rows read: none when D = 0, else the graph cut to D (the fit's cut, which
+        records its facts in ``info``, seeded ``random_state + 6``; a prediction's, ``info`` None,
+        ``random_state + 7``)."""
+        if not self._config.max_degree:
+            return torch.zeros(2, 0, dtype=torch.long)
+        return bounded_edges(edge_index, num_nodes, self._config.max_degree,
+                             seed=self.random_state + (6 if info is not None else 7), info=info)
 
     def _budget(self, steps: int, rate: float, group: int, info: dict) -> tuple[float, Ledger]:
         """z calibrated so that ``steps`` Poisson steps with K = ``group`` spend epsilon; the ledger."""
@@ -195,9 +196,7 @@ class SAGEClassifier(TransductiveClassifier):
             x, edge_index = self._graph
         else:
             x = torch.as_tensor(data.x, dtype=torch.float32)
-            edge_index = (bounded_edges(data.edge_index.long(), int(x.shape[0]), self._config.max_degree,
-                                        seed=self.random_state + 7, info=None)
-                          if self._config.max_degree else torch.zeros(2, 0, dtype=torch.long))
+            edge_index = self._edges(data.edge_index.long(), int(x.shape[0]), None)
         nodes = index_of(int(x.shape[0])).numpy()
         index, weight = (torch.from_numpy(a) for a in padded_rows(closed_neighbourhood_rows(edge_index,
                                                                                            int(x.shape[0]))[nodes]))
