@@ -89,8 +89,8 @@ def bound_degree(edge_index: Tensor, num_nodes: int, max_degree: int, *, generat
         order = torch.argsort(torch.cat([priority, priority[two]]))
         order = order[torch.argsort(node[order], stable=True)]  # by node, then at random
         node, pair = node[order], pair[order]
-        starts = torch.cumsum(torch.bincount(node, minlength=num_nodes), 0) - torch.bincount(node, minlength=num_nodes)
-        rank = torch.arange(node.numel()) - starts[node]
+        counts = torch.bincount(node, minlength=num_nodes)
+        rank = torch.arange(node.numel()) - (torch.cumsum(counts, 0) - counts)[node]  # position among the node's
         unmarked = torch.zeros(count, dtype=torch.long).index_add_(0, pair, (rank >= capacity[node]).long())
         accepted = open_ & (unmarked == 0)
         keep |= accepted
