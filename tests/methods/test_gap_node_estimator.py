@@ -16,8 +16,8 @@ from graphpriv.propagation.degree_bound import max_degree_of
 FAST = {"encoder_epochs": 4, "epochs": 3, "batch_size": 32}
 
 
-def _reference_epsilon(z, rate, sgd_steps, hops, delta):
-    step = dp_event.PoissonSampledDpEvent(rate, dp_event.GaussianDpEvent(z))
+def _reference_epsilon(z, rate, sgd_steps, hops, delta, sgd_z=None):
+    step = dp_event.PoissonSampledDpEvent(rate, dp_event.GaussianDpEvent(z if sgd_z is None else sgd_z))
     return RdpAccountant().compose(step, sgd_steps).compose(dp_event.GaussianDpEvent(z), hops).get_epsilon(delta)
 
 
@@ -114,8 +114,10 @@ def test_the_registry_runs_the_node_level_ids(graph):
     assert result.privacy.unit == "node" and "stage 2" in result.timings
 
 
-def test_the_noise_drawn_is_the_multiplier_times_the_bound(graph, split, monkeypatch):
-    """What the hops and the DP-SGD steps actually draw: std z sqrt(D) per hop, z C per step."""
+@pytest.mark.parametrize("ratio", [1.0, 2.5])
+def test_the_noise_drawn_is_the_multiplier_times_the_bound(graph, split, monkeypatch, ratio):
+    """What the hops and the DP-SGD steps actually draw: std z sqrt(D) per hop, r z C per step, and
+    the report's epsilon is dp-accounting's for those two multipliers."""
     import graphpriv.propagation.aggregation_perturbation as hops
     from graphpriv.privacy import engine
 
@@ -128,11 +130,26 @@ def test_the_noise_drawn_is_the_multiplier_times_the_bound(graph, split, monkeyp
         return draw
     monkeypatch.setattr(hops, "gaussian_noise", spy("hops", hops.gaussian_noise))
     monkeypatch.setattr(engine, "gaussian_noise", spy("sgd", engine.gaussian_noise))
-    est = GAPNodeClassifier(epsilon=2.0, hops=3, max_degree=16, max_grad_norm=0.5, random_state=0, **FAST)
+    est = GAPNodeClassifier(epsilon=2.0, hops=3, max_degree=16, max_grad_norm=0.5, sgd_noise_ratio=ratio,
+                            random_state=0, **FAST)
     est.fit(graph, split[0])
     z = est.noise_multiplier_
     assert drawn["hops"] == pytest.approx([z * 4.0] * 3)
-    assert drawn["sgd"] and all(std == pytest.approx(z * 0.5) for std in drawn["sgd"])
+    assert drawn["sgd"] and all(std == pytest.approx(ratio * z * 0.5) for std in drawn["sgd"])
+    assert est.info_["sgd_noise_multiplier"] == pytest.approx(ratio * z)
+    steps = sum(est.info_["steps"].values())
+    reference = _reference_epsilon(z, 32 / split[0].size, steps, 3, 1e-5, sgd_z=ratio * z)
+    assert est.privacy_report_.epsilon == pytest.approx(reference, rel=1e-9) and 1.9 < reference <= 2.0
+    assert (ratio == 1) == any("one noise multiplier for all" in note for note in est.privacy_report_.notes)
+
+
+def test_a_larger_sgd_noise_ratio_moves_budget_to_the_hops(graph, split):
+    one = GAPNodeClassifier(epsilon=2.0, max_degree=16, random_state=0, **FAST).fit(graph, split[0])
+    moved = GAPNodeClassifier(epsilon=2.0, max_degree=16, sgd_noise_ratio=3.0, random_state=0, **FAST)
+    moved.fit(graph, split[0])
+    assert moved.noise_multiplier_ < one.noise_multiplier_ < moved.info_["sgd_noise_multiplier"]
+    with pytest.raises(ConfigError, match="sgd_noise_ratio"):
+        GAPNodeClassifier(sgd_noise_ratio=0)
 
 
 def test_every_random_stream_of_a_fit_and_a_prediction_is_its_own(graph, split, monkeypatch):

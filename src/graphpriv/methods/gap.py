@@ -220,7 +220,8 @@ class GAPNodeConfig(NodeLevelConfig, GAPConfig):
 class GAPNodeClassifier(NodeLevelAggregation, GAPClassifier):
     """GAP-NDP (USENIX Security 2023, Sec. 5.2) as an estimator: the degree cut to D, the encoder and
     the classification module trained by DP-SGD with per-node clipping, the hops' noise at
-    sensitivity sqrt(D), one noise multiplier calibrated to the whole fit.
+    sensitivity sqrt(D), one noise multiplier z calibrated to the whole fit (DP-SGD's at r z,
+    ``sgd_noise_ratio`` r; 1 by default, the public code's choice).
 
     Privacy: ``fit`` is node-level (eps, delta)-DP (add/remove one node with its features, label and
     edges) over graphs whose degrees are at most D (:mod:`graphpriv.methods.node_level_aggregation`;
@@ -233,7 +234,7 @@ class GAPNodeClassifier(NodeLevelAggregation, GAPClassifier):
     graph.
 
     Args, Attributes: as :class:`GAPClassifier` (``info_`` adds ``within_degree_bound``,
-    ``sgd_noise_std`` and ``steps``).
+    ``sgd_noise_multiplier``, ``sgd_noise_std`` and ``steps``; ``noise_multiplier_`` is the hops' z).
 
     Raises:
         ConfigError: an unknown hyperparameter or an invalid value (``max_degree`` < 1,

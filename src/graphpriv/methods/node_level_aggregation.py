@@ -4,17 +4,18 @@ DP-SGD of the transductive modules, the degree-bounded hops and the report.
 Sources: Sajadmanesh, Shamsabadi, Bellet, Gatica-Perez, "GAP: Differentially Private Graph Neural
 Networks with Aggregation Perturbation" (USENIX Security 2023), Sec. 5.2 (node level: the degree
 bounded by D, the encoder and the classification module trained by DP-SGD with per-node clipping,
-the hops' noise at sensitivity sqrt(D), one noise multiplier for all calibrated to the budget);
+the hops' noise at sensitivity sqrt(D), one noise multiplier for all calibrated to the budget: the
+public code's choice, ``sgd_noise_ratio`` = 1 here);
 Sajadmanesh and Gatica-Perez, "ProGAP" (WSDM 2024), Sec. 5 (the same for every stage).
 
 Privacy (node level; the relation and the proof are in docs/privacy.md): neighbouring graphs
 differ by one node v added or removed with its features, label and edges, both with every degree
 at most D (the bounded-degree relation; the degree cut is the identity on such graphs). The fit
 is, in order: DP-SGD steps on the training nodes' own examples (one node is one example:
-``PoissonSampledDpEvent(q, GaussianDpEvent(z))`` per step, each example's gradient clipped to C,
-noise std z C); K Gaussian hops, each ``GaussianDpEvent(z)`` at sensitivity sqrt(D) over the rows
-of the nodes other than v (noise std z sqrt(D)); more DP-SGD steps whose examples are the nodes'
-noisy aggregates. v's own aggregate row is read only by v's own example, which the DP-SGD bound
+``PoissonSampledDpEvent(q, GaussianDpEvent(r z))`` per step, each example's gradient clipped to C,
+noise std r z C, r = ``sgd_noise_ratio``); K Gaussian hops, each ``GaussianDpEvent(z)`` at
+sensitivity sqrt(D) over the rows of the nodes other than v (noise std z sqrt(D)); more DP-SGD
+steps whose examples are the nodes' noisy aggregates. v's own aggregate row is read only by v's own example, which the DP-SGD bound
 covers whatever it holds (for every value of that row, hence for its mixture: Renyi divergence is
 jointly quasi-convex). The steps compose adaptively in RDP on one node-level
 :class:`~graphpriv.privacy.accountant.Ledger`. The training-node count (q = B / T) is treated as
@@ -73,6 +74,8 @@ class NodeLevelConfig(AggregationPerturbationConfig):
     max_degree: int = Field(100, ge=1, description="D, the degree bound (hop sensitivity sqrt(D))")
     max_grad_norm: float = Field(1.0, gt=0, description="C, each node's gradient clipped to it")
     batch_size: int = Field(256, ge=1, description="expected Poisson batch (q = batch_size / training nodes)")
+    sgd_noise_ratio: float = Field(1.0, gt=0, description="r: DP-SGD's noise multiplier over the hops' (r z against z; "
+                                   "1: one multiplier for all, the public code's; r > 1 moves budget to the hops)")
 
     @model_validator(mode="after")
     def _node_level_is_private(self) -> NodeLevelConfig:
@@ -86,8 +89,10 @@ class NodeLevelConfig(AggregationPerturbationConfig):
 
 
 class NodeBudget:
-    """A node-level fit's budget: ``noise_multiplier`` z (one for every step), the DP-SGD
-    ``sample_rate`` q and ``steps`` per phase, the node-level ``ledger`` every step is spent on.
+    """A node-level fit's budget: the hops' ``noise_multiplier`` z and DP-SGD's
+    ``sgd_noise_multiplier`` r z (r = ``config.sgd_noise_ratio``), one z calibrated to the whole
+    composition; the DP-SGD ``sample_rate`` q and ``steps`` per phase; the node-level ``ledger``
+    every step is spent on.
 
     Args:
         config: the hyperparameters. num_train: T, the training nodes. phases: ``{name: epochs}``
@@ -103,14 +108,18 @@ class NodeBudget:
         for name, epochs in phases.items():
             self.steps[name], self.sample_rate = steps_and_rate(num_train, epochs, config.batch_size)
         self.hops = hops
+        self.sgd_noise_ratio = float(config.sgd_noise_ratio)
         with quiet_absl():
             self.noise_multiplier = calibrate_noise_multiplier(self.event, target_epsilon=config.epsilon,
                                                                delta=config.delta)
+        self.sgd_noise_multiplier = self.sgd_noise_ratio * self.noise_multiplier
         self.ledger = Ledger(PrivacyUnit.NODE, delta=config.delta)
 
     def event(self, noise_multiplier: float) -> dp_event.DpEvent:
-        """The whole fit as one event: every phase's Poisson DP-SGD steps and the K Gaussian hops."""
-        step = dp_event.PoissonSampledDpEvent(self.sample_rate, dp_event.GaussianDpEvent(noise_multiplier))
+        """The whole fit as one event at hop multiplier ``noise_multiplier`` z: every phase's
+        Poisson DP-SGD steps at r z and the K Gaussian hops at z."""
+        sgd = dp_event.GaussianDpEvent(self.sgd_noise_ratio * noise_multiplier)
+        step = dp_event.PoissonSampledDpEvent(self.sample_rate, sgd)
         return dp_event.ComposedDpEvent([*(dp_event.SelfComposedDpEvent(step, n) for n in self.steps.values()),
                                          dp_event.SelfComposedDpEvent(dp_event.GaussianDpEvent(noise_multiplier),
                                                                       self.hops)])
@@ -118,12 +127,13 @@ class NodeBudget:
 
 def node_budget(config: NodeLevelConfig, num_train: int, phases: dict[str, int], hops: int,
                 info: dict) -> NodeBudget:
-    """:class:`NodeBudget` for the fit; ``info`` gains ``noise_multiplier``, ``noise_std`` (the hops':
-    z sqrt(D)), ``sgd_noise_std`` (z C) and ``steps``."""
+    """:class:`NodeBudget` for the fit; ``info`` gains ``noise_multiplier`` (the hops' z),
+    ``noise_std`` (the hops': z sqrt(D)), ``sgd_noise_multiplier`` (r z), ``sgd_noise_std`` (r z C)
+    and ``steps``."""
     budget = NodeBudget(config, num_train, phases, hops)
-    z = budget.noise_multiplier
-    info.update(noise_multiplier=z, noise_std=z * node_sensitivity(config.max_degree),
-                sgd_noise_std=z * config.max_grad_norm, steps=dict(budget.steps))
+    z, z_sgd = budget.noise_multiplier, budget.sgd_noise_multiplier
+    info.update(noise_multiplier=z, noise_std=z * node_sensitivity(config.max_degree), sgd_noise_multiplier=z_sgd,
+                sgd_noise_std=z_sgd * config.max_grad_norm, steps=dict(budget.steps))
     return budget
 
 
@@ -142,7 +152,7 @@ def train_dp_sgd(module: torch.nn.Module, inputs: Sequence[Tensor], y: Tensor, *
                  parameters: list[torch.nn.Parameter] | None = None, audit_hook: AuditHook | None = None) -> None:
     """DP-SGD of ``module`` on the examples ``(inputs[i][t], y[t])`` of the T training nodes: the
     phase's steps of :class:`~graphpriv.privacy.engine.DPSGD` (Poisson batches of rate q, each node's
-    gradient clipped to ``config.max_grad_norm`` by per-example gradients, noise z C, Adam), each
+    gradient clipped to ``config.max_grad_norm`` by per-example gradients, noise r z C, Adam), each
     spent on ``budget.ledger`` under ``phase``; ``module`` in eval mode after. The clipped sums by
     ghost clipping (:func:`~graphpriv.privacy.ghost_clipping.linear_clipped_sum`: the modules are
     linear layers applied once per node).
@@ -171,7 +181,7 @@ def train_dp_sgd(module: torch.nn.Module, inputs: Sequence[Tensor], y: Tensor, *
             engine = DPSGD(module, torch.optim.Adam(trainable, lr=config.lr, weight_decay=config.weight_decay),
                        PoissonSampler(int(y.shape[0]), budget.sample_rate, generator=generator),
                        clipped_sum=linear_clipped_sum(module, collate, config.max_grad_norm),
-                       noise_multiplier=budget.noise_multiplier, max_grad_norm=config.max_grad_norm, group_size=1,
+                       noise_multiplier=budget.sgd_noise_multiplier, max_grad_norm=config.max_grad_norm, group_size=1,
                        ledger=budget.ledger, generator=generator, phase=phase, audit_hook=audit_hook)
         module.train()
         for step in range(1, steps + 1):
@@ -197,6 +207,14 @@ def above_bound_notes(max_degree: int, info: dict) -> list[str]:
             "docs/privacy.md)")]
 
 
+def multipliers(config: NodeLevelConfig) -> str:
+    """How the fit's noise multipliers relate, for its report."""
+    if config.sgd_noise_ratio == 1:
+        return "one noise multiplier for all"
+    return (f"DP-SGD's noise multiplier is {config.sgd_noise_ratio:g} x the hops', one multiplier calibrated to the "
+            "whole composition")
+
+
 def node_report(budget: NodeBudget, config: NodeLevelConfig, info: dict, *, where: str) -> PrivacyReport:
     """The report of a node-level fit: the ledger's epsilon at the fit's delta, with the relation
     (bounded degree D), what each step costs, and, when the fitted graph had a degree above D, that
@@ -204,7 +222,7 @@ def node_report(budget: NodeBudget, config: NodeLevelConfig, info: dict, *, wher
     notes = [(f"node-level add/remove of one node with its features, label and edges, over graphs whose degrees are "
              f"at most D = {config.max_degree} (bounded-degree relation): {where} are Gaussian mechanisms at "
              f"sensitivity sqrt(D) over the other nodes' rows; every node's own example, its aggregates included, is "
-             f"trained by Poisson DP-SGD (clip C = {config.max_grad_norm:g}); one noise multiplier for all"),
+             f"trained by Poisson DP-SGD (clip C = {config.max_grad_norm:g}); {multipliers(config)}"),
              PUBLIC_COUNTS_NOTE, *above_bound_notes(config.max_degree, info)]
     with quiet_absl():
         return budget.ledger.report(target_epsilon=config.epsilon, notes=notes)

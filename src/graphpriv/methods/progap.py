@@ -17,7 +17,7 @@ gives the epsilon of the same noise under the directed relation (the public code
 
 Node level (Sec. 5): every stage trained by DP-SGD with per-node clipping, the degree cut to D
 before the aggregations, their noise at sensitivity sqrt(D), one noise multiplier for all
-(:mod:`graphpriv.methods.node_level_aggregation` has the relation and the argument).
+(DP-SGD's a multiple r of the aggregations', ``sgd_noise_ratio``; 1 by default) (:mod:`graphpriv.methods.node_level_aggregation` has the relation and the argument).
 """
 
 from __future__ import annotations
@@ -204,7 +204,8 @@ class ProGAPNodeConfig(NodeLevelConfig, ProGAPConfig):
 class ProGAPNodeClassifier(NodeLevelAggregation, ProGAPClassifier):
     """ProGAP-NDP (WSDM 2024, Sec. 5) as an estimator: every stage trained by DP-SGD with per-node
     clipping on the training nodes' inputs, the degree cut to D, the aggregations' noise at
-    sensitivity sqrt(D), one noise multiplier calibrated to the whole fit.
+    sensitivity sqrt(D), one noise multiplier z calibrated to the whole fit (DP-SGD's at r z,
+    ``sgd_noise_ratio`` r; 1 by default).
 
     Privacy: ``fit`` is node-level (eps, delta)-DP (add/remove one node with its features, label and
     edges) over graphs whose degrees are at most D (docs/privacy.md; the report says when the fitted
@@ -214,7 +215,8 @@ class ProGAPNodeClassifier(NodeLevelAggregation, ProGAPClassifier):
     features).
 
     Args, Attributes: as :class:`ProGAPClassifier` (``info_`` adds ``within_degree_bound``,
-    ``sgd_noise_std`` and ``steps``).
+    ``sgd_noise_multiplier``, ``sgd_noise_std`` and ``steps``; ``noise_multiplier_`` is the
+    aggregations' z).
 
     Raises:
         ConfigError: an unknown hyperparameter or an invalid value (``max_degree`` < 1,
