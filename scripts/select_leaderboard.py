@@ -31,9 +31,10 @@ from select_hyperparameters import select  # noqa: E402
 SEARCH: dict[str, tuple[dict[str, Any], dict[str, list[Any]]]] = {
     "gap-edp": ({}, {"hops": [1, 2, 3], "hidden": [16, 64]}),
     "progap-edp": ({}, {"depth": [1, 2, 3], "hidden": [16, 64]}),
-    "gap-ndp": ({"batch_size": 512, "encoder_epochs": 10},
-                {"max_degree": [10, 50, 200], "hidden": [8, 16], "epochs": [10, 30]}),
-    "progap-ndp": ({"batch_size": 512}, {"max_degree": [10, 50, 200], "hidden": [8, 16], "epochs": [10, 30]}),
+    "gap-ndp": ({"batch_size": 512}, {"max_degree": [10, 50, 100], "hidden": [8, 32], "encoder_epochs": [10, 30],
+                                      "epochs": [10, 30], "sgd_noise_ratio": [1, 2]}),
+    "progap-ndp": ({"batch_size": 512}, {"max_degree": [10, 50, 100], "hidden": [8, 16], "epochs": [10, 30],
+                                         "sgd_noise_ratio": [1, 2]}),
     "sage-ndp": ({"batch_size": 512}, {"max_degree": [3, 10], "epochs": [10, 30]}),
     "dp-mlp-transductive": ({}, {"epochs": [10, 30, 100], "batch_size": [256, 512]}),
 }

@@ -35,8 +35,8 @@ def test_a_choice_is_selected_once_then_read_back(monkeypatch, tmp_path):
     monkeypatch.setattr(leaderboard, "select", fake_select)
     first = leaderboard.choose("gap-ndp", "cora", [100, 101], tmp_path)
     again = leaderboard.choose("gap-ndp", "cora", [100, 101], tmp_path)
-    assert first == again == {"batch_size": 512, "encoder_epochs": 10, "max_degree": 50, "hidden": 8, "epochs": 30}
-    assert calls == [("gap-ndp", "cora", 8.0, (100, 101), '{"batch_size": 512, "encoder_epochs": 10}')]
+    assert first == again == {"batch_size": 512, "max_degree": 50, "hidden": 8, "epochs": 30}
+    assert calls == [("gap-ndp", "cora", 8.0, (100, 101), '{"batch_size": 512}')]
     saved = json.loads((tmp_path / "gap-ndp--cora.json").read_text())
     assert saved["scores"][0]["val_accuracy"] == 0.6 and saved["epsilon"] == 8.0
 
