@@ -207,7 +207,7 @@ def above_bound_notes(max_degree: int, info: dict) -> list[str]:
             "docs/privacy.md)")]
 
 
-def multipliers(config: NodeLevelConfig) -> str:
+def _multipliers(config: NodeLevelConfig) -> str:
     """How the fit's noise multipliers relate, for its report."""
     if config.sgd_noise_ratio == 1:
         return "one noise multiplier for all"
@@ -222,7 +222,7 @@ def node_report(budget: NodeBudget, config: NodeLevelConfig, info: dict, *, wher
     notes = [(f"node-level add/remove of one node with its features, label and edges, over graphs whose degrees are "
              f"at most D = {config.max_degree} (bounded-degree relation): {where} are Gaussian mechanisms at "
              f"sensitivity sqrt(D) over the other nodes' rows; every node's own example, its aggregates included, is "
-             f"trained by Poisson DP-SGD (clip C = {config.max_grad_norm:g}); {multipliers(config)}"),
+             f"trained by Poisson DP-SGD (clip C = {config.max_grad_norm:g}); {_multipliers(config)}"),
              PUBLIC_COUNTS_NOTE, *above_bound_notes(config.max_degree, info)]
     with quiet_absl():
         return budget.ledger.report(target_epsilon=config.epsilon, notes=notes)
