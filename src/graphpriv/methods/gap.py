@@ -124,8 +124,7 @@ class GAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
         info: dict = {"train_nodes": int(train.size)}  # no edge count: it is what the guarantee hides
         budget = self._budget(int(train.size), info)
         torch.manual_seed(self.random_state)
-        encoder = Encoder(x.shape[1], config.hidden, classes, layers=config.encoder_layers, dropout=config.dropout,
-                          batch_norm=config.batch_norm)
+        encoder = self._encoder(x.shape[1], classes)
         if config.encoder_layers:  # without one, the embedding is the features: nothing to train
             with timer.phase("encoder"):
                 self._train(encoder, (x[train],), y[train], phase="encoder", epochs=config.encoder_epochs,
@@ -136,9 +135,7 @@ class GAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
                                           seed=self.random_state, noise_scale=noise_scale_of(audit_hook))
             progress(1, 1, phase="aggregation")
         torch.manual_seed(self.random_state + 1)
-        classifier = ClassificationModule(encoder.width, config.hidden, classes, hops=config.hops,
-                                          base_layers=config.base_layers, head_layers=config.head_layers,
-                                          dropout=config.dropout, batch_norm=config.batch_norm)
+        classifier = self._classifier(encoder.width, classes)
         with timer.phase("classifier"):
             self._train(classifier, (aggregates[torch.from_numpy(train)],), y[train], phase="classifier",
                         epochs=config.epochs, budget=budget, progress=phase_progress(progress, "classifier"),
@@ -189,14 +186,20 @@ class GAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
         with torch.no_grad():
             return self.classifier_(aggregates[index])
 
-    def _modules(self, num_features: int, num_classes: int) -> tuple[Encoder, ClassificationModule]:
+    def _encoder(self, num_features: int, num_classes: int) -> Encoder:
         config = self._config
-        encoder = Encoder(num_features, config.hidden, num_classes, layers=config.encoder_layers,
-                          dropout=config.dropout, batch_norm=config.batch_norm)
-        return (encoder,
-                ClassificationModule(encoder.width, config.hidden, num_classes, hops=config.hops,
-                                     base_layers=config.base_layers, head_layers=config.head_layers,
-                                     dropout=config.dropout, batch_norm=config.batch_norm))
+        return Encoder(num_features, config.hidden, num_classes, layers=config.encoder_layers, dropout=config.dropout,
+                       batch_norm=config.batch_norm)
+
+    def _classifier(self, width: int, num_classes: int) -> ClassificationModule:
+        config = self._config
+        return ClassificationModule(width, config.hidden, num_classes, hops=config.hops, base_layers=config.base_layers,
+                                    head_layers=config.head_layers, dropout=config.dropout,
+                                    batch_norm=config.batch_norm)
+
+    def _modules(self, num_features: int, num_classes: int) -> tuple[Encoder, ClassificationModule]:
+        encoder = self._encoder(num_features, num_classes)
+        return encoder, self._classifier(encoder.width, num_classes)
 
     def _get_state(self) -> dict[str, Any]:
         return {"encoder": self._weights(self.encoder_), "classifier": self._weights(self.classifier_),

@@ -15,9 +15,9 @@ is, in order: DP-SGD steps on the training nodes' own examples (one node is one 
 ``PoissonSampledDpEvent(q, GaussianDpEvent(r z))`` per step, each example's gradient clipped to C,
 noise std r z C, r = ``sgd_noise_ratio``); K Gaussian hops, each ``GaussianDpEvent(z)`` at
 sensitivity sqrt(D) over the rows of the nodes other than v (noise std z sqrt(D)); more DP-SGD
-steps whose examples are the nodes' noisy aggregates. v's own aggregate row is read only by v's own example, which the DP-SGD bound
-covers whatever it holds (for every value of that row, hence for its mixture: Renyi divergence is
-jointly quasi-convex). The steps compose adaptively in RDP on one node-level
+steps whose examples are the nodes' noisy aggregates. v's own aggregate row is read only by v's
+own example, which the DP-SGD bound covers whatever it holds (for every value of that row, hence
+for its mixture: Renyi divergence is jointly quasi-convex). The steps compose adaptively in RDP on one node-level
 :class:`~graphpriv.privacy.accountant.Ledger`. The training-node count (q = B / T) is treated as
 public, as for dp-mlp.
 """
@@ -178,7 +178,7 @@ def train_dp_sgd(module: torch.nn.Module, inputs: Sequence[Tensor], y: Tensor, *
     try:
         for p, _ in flags:
             p.requires_grad_(id(p) in chosen)
-            engine = DPSGD(module, torch.optim.Adam(trainable, lr=config.lr, weight_decay=config.weight_decay),
+        engine = DPSGD(module, torch.optim.Adam(trainable, lr=config.lr, weight_decay=config.weight_decay),
                        PoissonSampler(int(y.shape[0]), budget.sample_rate, generator=generator),
                        clipped_sum=linear_clipped_sum(module, collate, config.max_grad_norm),
                        noise_multiplier=budget.sgd_noise_multiplier, max_grad_norm=config.max_grad_norm, group_size=1,

@@ -16,8 +16,9 @@ labels), composed by the RDP accountant; training is post-processing. As for GAP
 gives the epsilon of the same noise under the directed relation (the public code's sensitivity 1).
 
 Node level (Sec. 5): every stage trained by DP-SGD with per-node clipping, the degree cut to D
-before the aggregations, their noise at sensitivity sqrt(D), one noise multiplier for all
-(DP-SGD's a multiple r of the aggregations', ``sgd_noise_ratio``; 1 by default) (:mod:`graphpriv.methods.node_level_aggregation` has the relation and the argument).
+before the aggregations, their noise at sensitivity sqrt(D), one noise multiplier z calibrated to
+the whole fit, DP-SGD's at r z (``sgd_noise_ratio`` r, 1 by default;
+:mod:`graphpriv.methods.node_level_aggregation` has the relation and the argument).
 """
 
 from __future__ import annotations
