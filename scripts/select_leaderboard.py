@@ -2,7 +2,8 @@
 into its grids.
 
     python scripts/select_leaderboard.py [--methods gap-ndp ...] [--datasets cora ...] \
-        [--seeds 100 101 102] [--out docs/results/selection] [--write-grids]
+        [--seeds 100 101 102] [--out docs/results/selection] [--store runs/selection.sqlite] \
+        [--write-grids]
 
 For every private method of the two leaderboard tables (``node-leaderboard-edge``,
 ``node-leaderboard-node``) and every dataset, :data:`SEARCH` names the settings tried. Each
@@ -11,7 +12,8 @@ combination runs at the method's selection epsilon (:data:`SELECTION_EPSILON`: 4
 ``scripts/select_hyperparameters.py``'s :func:`select`. The score is the mean ``val_accuracy``
 on the validation nodes, never on the reported seeds 0-4. The choice is then used at every
 epsilon of the table. The scores go to ``OUT/<method>--<dataset>.json``. A pair whose file exists
-is not run again, so the script resumes. ``--write-grids`` sets each row's ``per_dataset`` to the
+is not run again, and every run of a pair not yet chosen is kept in ``--store`` (a graphpriv
+results store, not committed) and read back, so the script resumes run by run. ``--write-grids`` sets each row's ``per_dataset`` to the
 choice. Methods without a search space keep the registry's defaults: the non-private references,
 and DPAR (its own tables chose its settings).
 """
@@ -46,14 +48,14 @@ SELECTION_EPSILON = {"gap-edp": 4.0, "progap-edp": 4.0, "gap-ndp": 8.0, "progap-
 GRIDS = ("node-leaderboard-edge", "node-leaderboard-node")
 
 
-def choose(method: str, dataset: str, seeds: list[int], out: Path) -> dict[str, Any]:
+def choose(method: str, dataset: str, seeds: list[int], out: Path, store: Path | None = None) -> dict[str, Any]:
     """The chosen settings of ``method`` on ``dataset`` (fixed and searched), from ``out``'s file if
-    it exists, else by :func:`select` (the file is written)."""
+    it exists, else by :func:`select` (the file is written; the runs are kept in ``store``)."""
     path = out / f"{method}--{dataset}.json"
     if path.exists():
         return json.loads(path.read_text())["best"]
     fixed, grid = SEARCH[method]
-    scored = select(method, dataset, grid, seeds=seeds, epsilon=SELECTION_EPSILON[method], fixed=fixed)
+    scored = select(method, dataset, grid, seeds=seeds, epsilon=SELECTION_EPSILON[method], fixed=fixed, store=store)
     best = {**fixed, **scored[0][1]}
     out.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"method": method, "dataset": dataset, "epsilon": SELECTION_EPSILON[method],
@@ -87,13 +89,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--datasets", nargs="+", default=None, help="default: the leaderboard's")
     parser.add_argument("--seeds", type=int, nargs="+", default=[100, 101, 102])
     parser.add_argument("--out", type=Path, default=Path("docs/results/selection"))
+    parser.add_argument("--store", type=Path, default=Path("runs") / "selection.sqlite",
+                        help="results store that keeps every selection run (resumed from)")
     parser.add_argument("--write-grids", action="store_true")
     args = parser.parse_args(argv)
     datasets = args.datasets or list(resolve(GRIDS[0]).datasets)
     choices = {}
     for method in args.methods:
         for dataset in datasets:
-            choices[method, dataset] = choose(method, dataset, args.seeds, args.out)
+            choices[method, dataset] = choose(method, dataset, args.seeds, args.out, args.store)
             print(f"{method:22s} {dataset:16s} {json.dumps(choices[method, dataset], sort_keys=True)}", flush=True)
     if args.write_grids:
         from graphpriv.experiments import grid

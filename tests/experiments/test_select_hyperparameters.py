@@ -38,6 +38,24 @@ def test_the_best_setting_has_the_highest_mean_validation_accuracy(graph_file, t
     assert json.loads(out.read_text())["best"] in ({"epochs": 2}, {"epochs": 40})
 
 
+def test_a_stored_selection_is_read_back_run_by_run(graph_file, tmp_path, monkeypatch):
+    from graphpriv.experiments import runner
+    from graphpriv.experiments.store import ResultStore
+
+    store = tmp_path / "selection.sqlite"
+    first = selection.select("gcn", str(graph_file), {"epochs": [2, 5]}, seeds=[100, 101], store=store)
+    assert ResultStore(store).count("ok") == 4
+    fresh = selection.select("gcn", str(graph_file), {"epochs": [2, 5]}, seeds=[100, 101])
+    assert first == fresh  # storing changes no score
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("a stored run was run again")
+    monkeypatch.setattr(runner, "run_prepared", no_training)
+    assert selection.select("gcn", str(graph_file), {"epochs": [2, 5]}, seeds=[100, 101], store=store) == first
+    with pytest.raises(AssertionError, match="run again"):  # a run not in the store does run
+        selection.select("gcn", str(graph_file), {"epochs": [3]}, seeds=[100], store=store)
+
+
 def test_reported_seeds_and_bad_grids_are_refused(graph_file):
     with pytest.raises(SystemExit, match="selection seeds must be >= 100"):
         selection.select("gcn", str(graph_file), {"epochs": [2]}, seeds=[0, 100])

@@ -27,16 +27,16 @@ def test_every_searched_method_is_a_private_row_of_a_leaderboard_table():
 def test_a_choice_is_selected_once_then_read_back(monkeypatch, tmp_path):
     calls = []
 
-    def fake_select(method, dataset, grid, *, seeds, epsilon, fixed):
-        calls.append((method, dataset, epsilon, tuple(seeds), json.dumps(fixed, sort_keys=True)))
+    def fake_select(method, dataset, grid, *, seeds, epsilon, fixed, store):
+        calls.append((method, dataset, epsilon, tuple(seeds), json.dumps(fixed, sort_keys=True), store))
         assert min(seeds) >= 100
         return [(0.6, {"max_degree": 50, "hidden": 8, "epochs": 30}), (0.5, {"max_degree": 10, "hidden": 16,
                                                                                "epochs": 10})]
     monkeypatch.setattr(leaderboard, "select", fake_select)
-    first = leaderboard.choose("gap-ndp", "cora", [100, 101], tmp_path)
-    again = leaderboard.choose("gap-ndp", "cora", [100, 101], tmp_path)
+    first = leaderboard.choose("gap-ndp", "cora", [100, 101], tmp_path, tmp_path / "s.sqlite")
+    again = leaderboard.choose("gap-ndp", "cora", [100, 101], tmp_path, tmp_path / "s.sqlite")
     assert first == again == {"batch_size": 512, "max_degree": 50, "hidden": 8, "epochs": 30}
-    assert calls == [("gap-ndp", "cora", 8.0, (100, 101), '{"batch_size": 512}')]
+    assert calls == [("gap-ndp", "cora", 8.0, (100, 101), '{"batch_size": 512}', tmp_path / "s.sqlite")]
     saved = json.loads((tmp_path / "gap-ndp--cora.json").read_text())
     assert saved["scores"][0]["val_accuracy"] == 0.6 and saved["epsilon"] == 8.0
 
