@@ -66,19 +66,31 @@ def choose(method: str, dataset: str, seeds: list[int], out: Path, store: Path |
 
 
 def write_grids(choices: dict[tuple[str, str], dict[str, Any]], grids_dir: Path) -> None:
-    """Set ``per_dataset`` of every row whose method was chosen for, in each leaderboard grid file
-    (the first comment line is kept; the rest is rewritten by PyYAML)."""
+    """Set ``per_dataset`` of every row whose method was chosen for, in each leaderboard grid file.
+    A file whose rows do not change is left as it is; a changed one keeps its first comment line
+    and is rewritten by PyYAML (short lists and mappings inline, long text folded)."""
     import yaml
 
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=">" if len(value) > 100 else None)
+
+    Dumper.add_representer(str, text)
+    Dumper.ignore_aliases = lambda self, data: True  # each row's settings written out, no YAML anchors
     for name in GRIDS:
         path = grids_dir / f"{name}.yaml"
         header, body = path.read_text().split("\n", 1)
         spec = yaml.safe_load(body)
+        before = json.dumps(spec, sort_keys=True)
         for row in spec["rows"]:
             chosen = {d: s for (m, d), s in choices.items() if m == row["method"] and d in spec["datasets"]}
             if chosen:
-                row["per_dataset"] = {d: chosen[d] for d in spec["datasets"] if d in chosen}
-        path.write_text(header + "\n" + yaml.safe_dump(spec, sort_keys=False, width=110))
+                row["per_dataset"] = {d: dict(chosen[d]) for d in spec["datasets"] if d in chosen}
+        if json.dumps(spec, sort_keys=True) != before:
+            path.write_text(header + "\n" + yaml.dump(spec, Dumper=Dumper, sort_keys=False, width=100,
+                                                       default_flow_style=None))
 
 
 def main(argv: list[str] | None = None) -> None:

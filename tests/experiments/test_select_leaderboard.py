@@ -46,8 +46,11 @@ def test_the_choices_land_in_the_grid_rows_of_their_method(tmp_path):
     for name in leaderboard.GRIDS:
         shutil.copy(source / f"{name}.yaml", tmp_path / f"{name}.yaml")
     choice = {"max_degree": 50, "epochs": 30}
+    edge_before = (tmp_path / "node-leaderboard-edge.yaml").read_text()
     leaderboard.write_grids({("gap-ndp", "cora"): choice, ("gap-ndp", "nowhere"): {"epochs": 1}}, tmp_path)
+    assert (tmp_path / "node-leaderboard-edge.yaml").read_text() == edge_before  # no gap-ndp row: untouched
     text = (tmp_path / "node-leaderboard-node.yaml").read_text()
+    assert "&id" not in text and "*id" not in text  # every row's settings written out
     assert text.startswith("# graphpriv reproduce node-leaderboard-node")
     grid = RunsGrid(**yaml.safe_load(text))
     for row in grid.rows:
