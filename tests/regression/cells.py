@@ -53,6 +53,8 @@ CELLS: dict[str, dict] = {
     "dice": {"ratio": 0.2, "attacks": "cn"},
     "edgerand": {"epsilon": 4.0, "attacks": "cn"},
     "lapgraph": {"epsilon": 4.0, "attacks": "cn"},
+    "tmf": {"epsilon": 4.0, "attacks": "cn"},
+    "dp-1k": {"epsilon": 4.0, "attacks": "cn"},
 }
 
 

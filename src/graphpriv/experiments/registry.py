@@ -97,6 +97,7 @@ _DPLP, _LAPG, _HEUR = "graphpriv.methods.dplp_subgraph", "graphpriv.methods.lapg
 _DRANK, _PRIVDPR, _DPAR = "graphpriv.methods.dplp_rank", "graphpriv.methods.privdpr", "graphpriv.methods.dpar"
 _MLP, _PPGSL, _PUB = "graphpriv.methods.mlp", "graphpriv.methods.ppgsl", "graphpriv.methods.publishing"
 _GAP, _TRANSDUCTIVE = "graphpriv.methods.gap", "graphpriv.evaluation.transductive"
+_GENERATE = "graphpriv.evaluation.generators"
 #: :class:`graphpriv.linkpred.subgraphs.Extractor`'s values (a ``str`` enum; the config validates
 #: the value into the member, so ``config.extractor is Extractor.PATH`` as before).
 _PATH, _NEIGHBOURHOOD = "path", "neighbourhood"
@@ -203,6 +204,12 @@ _METHODS = [
     MethodSpec("lapgraph", f"{_PUB}:LapGraphPublishConfig", f"{_PUBLISH}:run_lapgraph", f"{_PUB}:LapGraph", {},
                "publish: Laplace adjacency, top noisy |E| kept (edge-level DP; LinkTeller)",
                unit="edge", pure_dp=True, publishes=True),
+    MethodSpec("tmf", "graphpriv.methods.tmf:TmFConfig", f"{_GENERATE}:run_tmf", "graphpriv.methods.tmf:TmF", {},
+               "synthesize: TmF, Laplace edge count and adjacency, the cells above a threshold released "
+               "(edge-level DP; Nguyen et al.)", unit="edge", pure_dp=True, publishes=True),
+    MethodSpec("dp-1k", "graphpriv.methods.dp_1k:DP1KConfig", f"{_GENERATE}:run_dp_1k", "graphpriv.methods.dp_1k:DP1K",
+               {}, "synthesize: DP-1K, Laplace sorted degree sequence + constrained inference, Chung-Lu graphs "
+               "(edge-level DP; Hay et al.)", unit="edge", pure_dp=True, publishes=True),
 ]
 
 METHODS: dict[str, MethodSpec] = {m.id: m for m in _METHODS}

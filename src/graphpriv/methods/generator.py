@@ -20,9 +20,10 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 from dp_accounting import dp_event
-from pydantic import Field
+from pydantic import Field, field_validator
 from torch_geometric.data import Data
 
+from graphpriv.attacks.suite import resolve_attacks
 from graphpriv.data.graph import undirected_pairs
 from graphpriv.data.release import PublishedGraph
 from graphpriv.data.validation import check_data, check_seed
@@ -38,7 +39,9 @@ __all__ = ["GeneratorConfig", "GraphGenerator", "Release"]
 
 class GeneratorConfig(MethodConfig):
     """What every DP synthetic-graph generator shares: the edge-level epsilon and the delta its
-    report is stated at (the mechanisms are pure epsilon-DP). Epsilon is capped at
+    report is stated at (the mechanisms are pure epsilon-DP), and the synthesis protocol's settings
+    (``test_ratio``, ``evaluate``, ``attacks``: read by :mod:`graphpriv.evaluation.generators`
+    only, never by ``fit``). Epsilon is capped at
     :data:`~graphpriv.privacy.limits.MAX_EPSILON` here, not only at the registry's front door: the
     PLD accountant's grid for a Laplace event grows with epsilon (about 3 s at 100, and out of
     memory at 1e4)."""
@@ -46,6 +49,16 @@ class GeneratorConfig(MethodConfig):
     epsilon: float = Field(4.0, gt=0, le=MAX_EPSILON, allow_inf_nan=False,
                            description="edge-level epsilon (pure DP; at most graphpriv's MAX_EPSILON = 100)")
     delta: float = Field(1e-5, gt=0, lt=1, description="the delta the report is stated at (the mechanism is pure DP)")
+    test_ratio: float = Field(0.2, gt=0, lt=1, description="real edges held out for link prediction (protocol)")
+    evaluate: bool = Field(True, description="PGB's queries, LP AUC and (labels) NC micro-F1 of the synthetic graph")
+    attacks: str = Field("gae-sim", description="link-inference attacks on the synthetic graph: 'none', 'all' or ids")
+
+    @field_validator("attacks")
+    @classmethod
+    def _known_attacks(cls, value: str) -> str:
+        if value.strip() != "none":
+            resolve_attacks(value)  # raises ConfigError with the known ids
+        return value
 
 
 @dataclass

@@ -1,0 +1,147 @@
+"""The synthesis protocol of the edge-level DP generators: split -> fit -> generate -> queries, utility, attacks.
+
+Protocol (the evaluation of PrivDPR's, :mod:`graphpriv.evaluation.synthesis`, with PGB's queries
+added: Liu et al., "PGB: Benchmarking Differentially Private Synthetic Graph Generation
+Algorithms", 2024, the utility metrics Q1-Q15): the undirected edges are split 80/20
+(``test_ratio``) by :func:`~graphpriv.data.splits.link_split` seeded with the run's seed; the
+generator (``random_state`` = the seed) is fitted on the 80% graph and draws one synthetic graph
+with that seed. Evaluation (``evaluate``): PGB's fifteen query errors of the synthetic graph
+against the 80% graph the generator saw (:func:`~graphpriv.metrics.graph_queries.compare_queries`),
+link-prediction AUC of a GAE trained on the synthetic graph on the held-out edges against as many
+non-edges, and for labelled graphs node-classification micro-F1 on its embeddings
+(:func:`~graphpriv.evaluation.synthesis.graph_utility`). With ``attacks``, link inference from the
+synthetic graph: training edges against non-edges (0.5 is guessing). Everything after ``fit`` is
+post-processing of the release (the guarantee is edge level, about the 80% graph).
+"""
+
+from __future__ import annotations
+
+import math
+
+from torch_geometric.data import Data
+
+from graphpriv.data.graph import to_csr
+from graphpriv.data.release import PublishedGraph
+from graphpriv.data.splits import link_split
+from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
+from graphpriv.evaluation.baselines import chance_link_prediction
+from graphpriv.evaluation.link import training_graph
+from graphpriv.evaluation.synthesis import attack_synthetic, graph_utility
+from graphpriv.methods.base import Baseline, Progress, Result, Timer, no_progress, phase_progress
+from graphpriv.methods.dp_1k import DP1K, DP1KConfig
+from graphpriv.methods.generator import GeneratorConfig, GraphGenerator
+from graphpriv.methods.tmf import TmF, TmFConfig
+from graphpriv.metrics.graph_queries import compare_queries, graph_queries
+
+__all__ = ["evaluate_generated", "run_dp_1k", "run_generator", "run_tmf"]
+
+
+def evaluate_generated(synthetic: PublishedGraph, train: PublishedGraph, split, labels=None, *,
+                       seed: int) -> tuple[dict[str, float], dict[str, object]]:
+    """PGB's query errors, LP AUC and (labels) NC micro-F1 of a synthetic graph.
+
+    Args:
+        synthetic: the generated graph (N nodes). train: the graph the generator was fitted on
+            (the split's 80%, N nodes). split: the run's
+            :class:`~graphpriv.data.splits.LinkSplit` (``test_pos`` / ``test_neg``, ``[2, P]``).
+        labels: ``[N]`` integer class ids (-1: unlabelled) or None. seed: the queries' (Louvain,
+            sampled path sources), the GAE's and the node split's seed.
+
+    Returns:
+        ``(metrics, info)``: metrics are the finite values of
+        :func:`~graphpriv.metrics.graph_queries.compare_queries` (``num_edges_re``,
+        ``degree_distribution_kl``, ``community_nmi``, ...) plus ``lp_auc`` and ``nc_f1``
+        (labels; both absent for an edgeless graph); info names the queries that were undefined
+        (``undefined_queries``: nan or inf, e.g. the modularity of a graph without edges) and the
+        ones estimated from sampled sources (``estimated_queries``).
+    """
+    original = graph_queries(to_csr(train.pairs, train.num_nodes), random_state=seed)
+    generated = graph_queries(to_csr(synthetic.pairs, synthetic.num_nodes), random_state=seed)
+    errors = compare_queries(original, generated)
+    metrics = {key: float(value) for key, value in errors.items() if math.isfinite(value)}
+    info: dict[str, object] = {
+        "undefined_queries": sorted(key for key, value in errors.items() if not math.isfinite(value)),
+        "estimated_queries": sorted(set(original.estimated) | set(generated.estimated))}
+    if synthetic.num_edges:
+        metrics.update(graph_utility(synthetic, split, labels, seed=seed))
+    return metrics, info
+
+
+def run_generator(estimator_cls: type[GraphGenerator], config: GeneratorConfig, data: Data, *, seed: int,
+                  method: str, progress: Progress = no_progress) -> Result:
+    """One run of an edge-level generator by the synthesis protocol: split, fit, generate, evaluate.
+
+    Args:
+        estimator_cls: the generator (:class:`~graphpriv.methods.tmf.TmF`, ...). config: its
+            :class:`~graphpriv.methods.generator.GeneratorConfig`. data: the whole graph
+            (``edge_index``, ``num_nodes``; ``y [N]`` optional, for NC F1). seed: seeds the split,
+            the release (``random_state``), the generation and the evaluation. method: the id
+            recorded. progress: called for the phases ``release``, ``generation``,
+            ``evaluation`` and ``attacks``.
+
+    Returns:
+        :class:`Result` with the metrics of :func:`evaluate_generated` and, with ``attacks``,
+        ``attack_auc_<id>``; baselines: chance for ``lp_auc`` and (``evaluate``) the input
+        (training) graph's own ``lp_auc`` / ``nc_f1`` as the ceiling; the edge-level privacy
+        report; info: the release's facts (the estimator's ``info_``), ``synthetic_edges`` and
+        the queries' notes; the synthetic graph as the release and the fitted estimator.
+
+    Raises:
+        DatasetError: an invalid graph, too few edges to split. ConfigError: a bad seed, or what
+            the generator's ``fit`` raises.
+    """
+    data = check_data(data, needs_labels=IF_PRESENT, method=method)
+    seed = check_seed(seed)
+    timer = Timer()
+    with timer.phase("split"):
+        split = link_split(data, val_ratio=0.0, test_ratio=config.test_ratio, seed=seed)
+        train = PublishedGraph(split.train_edge_index, int(data.num_nodes))
+    params = {k: v for k, v in config.model_dump().items() if k in estimator_cls.config_cls.model_fields}
+    estimator = estimator_cls(random_state=seed, **params)
+    with timer.phase("release"):
+        phase_progress(progress, "release")(0, 1)
+        estimator.fit(training_graph(data, split))
+        phase_progress(progress, "release")(1, 1)
+    with timer.phase("generation"):
+        synthetic = PublishedGraph.from_data(estimator.generate(seed), with_features=False)
+    metrics: dict[str, float] = {}
+    info: dict[str, object] = {**estimator.info_, "synthetic_edges": synthetic.num_edges,
+                               "training_edges": train.num_edges}
+    baselines = [chance_link_prediction("lp_auc")]
+    labels = getattr(data, "y", None)
+    if config.evaluate:
+        step = phase_progress(progress, "evaluation")
+        with timer.phase("evaluation"):
+            step(0, 2, task="queries and utility of the synthetic graph")
+            found, notes = evaluate_generated(synthetic, train, split, labels, seed=seed)
+            metrics.update(found)
+            info.update(notes)
+        with timer.phase("baseline"):  # the input (training) graph's own utility: the ceiling
+            step(1, 2, task="utility of the input graph (baseline)")
+            ceiling = graph_utility(train, split, labels, seed=seed)
+            step(2, 2, task="done")
+        baselines += [Baseline(name="input graph", metric=name, value=value, better="reference")
+                      for name, value in ceiling.items()]
+    if config.attacks.strip() != "none" and synthetic.num_edges:
+        with timer.phase("attacks"):
+            metrics.update(attack_synthetic(config.attacks, synthetic, split, seed=seed,
+                                            progress=phase_progress(progress, "attacks")))
+    return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
+                  config=config.model_dump(mode="json"), metrics=metrics, privacy=estimator.privacy_report_,
+                  timings=timer.finish(), info=info,
+                  baselines=baselines).with_release(synthetic).with_estimator(estimator)
+
+
+def run_tmf(config: TmFConfig, data: Data, *, seed: int, method: str = "tmf",
+            progress: Progress = no_progress) -> Result:
+    """``tmf`` by :func:`run_generator` (:class:`~graphpriv.methods.tmf.TmF`: edge-level pure
+    epsilon-DP, two Laplace events; the evaluation is post-processing)."""
+    return run_generator(TmF, config, data, seed=seed, method=method, progress=progress)
+
+
+def run_dp_1k(config: DP1KConfig, data: Data, *, seed: int, method: str = "dp-1k",
+              progress: Progress = no_progress) -> Result:
+    """``dp-1k`` by :func:`run_generator` (:class:`~graphpriv.methods.dp_1k.DP1K`: edge-level pure
+    epsilon-DP, one Laplace event on the sorted degree sequence; generation and evaluation are
+    post-processing)."""
+    return run_generator(DP1K, config, data, seed=seed, method=method, progress=progress)

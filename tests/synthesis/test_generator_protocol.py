@@ -1,0 +1,72 @@
+"""evaluation.generators: the synthesis protocol of the edge-level generators (tmf, dp-1k), run
+through the registry as `graphpriv run` does."""
+
+import math
+
+import numpy as np
+import pytest
+
+from graphpriv.data.graph import to_csr
+from graphpriv.data.release import PublishedGraph
+from graphpriv.errors import ConfigError
+from graphpriv.evaluation.generators import evaluate_generated
+from graphpriv.experiments.runner import run_method
+from graphpriv.experiments.store import ResultStore
+from graphpriv.metrics.graph_queries import PGB_COLUMNS, compare_queries
+from graphpriv.testing.graphs import labelled_sbm
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return labelled_sbm(120, 3, p_in=0.15, p_out=0.01, seed=3)
+
+
+@pytest.mark.parametrize("method", ["tmf", pytest.param("dp-1k", marks=pytest.mark.slow)])
+def test_a_run_reports_pgb_queries_utility_attack_and_privacy(graph, method, tmp_path):
+    store = tmp_path / "r.sqlite"
+    result = run_method(method, graph, seed=5, overrides={"epsilon": 8.0}, store=store)
+    assert set(PGB_COLUMNS) - set(result.info["undefined_queries"]) <= set(result.metrics)
+    assert {"lp_auc", "nc_f1", "attack_auc_gae-sim"} <= set(result.metrics)
+    assert result.metrics["num_nodes_re"] == 0.0  # N is public and kept
+    assert all(math.isfinite(v) for v in result.metrics.values())
+    assert result.privacy.unit == "edge" and result.privacy.epsilon == pytest.approx(8.0, abs=1e-3)
+    assert result.release.num_nodes == graph.num_nodes and result.info["synthetic_edges"] == result.release.num_edges
+    names = {b.name for b in result.baselines}
+    assert {"chance", "input graph"} <= names
+    stored = ResultStore(store).find(method, result.dataset, 5, result.config)
+    assert stored is not None and stored.metrics == result.metrics  # the JSON round trip keeps every metric
+    again = run_method(method, graph, seed=5, overrides={"epsilon": 8.0, "evaluate": False, "attacks": "none"})
+    assert np.array_equal(again.release.pairs, result.release.pairs) and not again.metrics  # one seed, one graph
+
+
+def test_query_errors_are_compare_queries_of_the_training_and_synthetic_graphs(graph):
+    rng = np.random.default_rng(0)
+    pairs = np.unique(np.sort(rng.integers(0, 120, size=(2, 300)), axis=0), axis=1)
+    pairs = pairs[:, pairs[0] != pairs[1]]
+    train = PublishedGraph(pairs[:, :200], 120)
+    synthetic = PublishedGraph(pairs[:, 100:], 120)
+
+    class Split:
+        test_pos = pairs[:, :20]
+        test_neg = np.stack([np.arange(20), np.arange(20) + 50])
+
+    metrics, info = evaluate_generated(synthetic, train, Split, None, seed=1)
+    expected = compare_queries(to_csr(train.pairs, 120), to_csr(synthetic.pairs, 120), random_state=1)
+    for key, value in expected.items():
+        assert metrics[key] == pytest.approx(value)
+    assert info["undefined_queries"] == [] and "lp_auc" in metrics
+
+
+def test_an_edgeless_synthetic_graph_gives_defined_values_not_a_crash():
+    train = PublishedGraph(np.array([[0, 1, 2], [1, 2, 3]]), 6)
+    empty = PublishedGraph(np.zeros((2, 0), dtype=np.int64), 6)
+    metrics, info = evaluate_generated(empty, train, None, None, seed=0)
+    assert "modularity_re" in info["undefined_queries"] and "modularity_re" not in metrics
+    assert metrics["num_edges_re"] == pytest.approx(1.0) and "lp_auc" not in metrics
+
+
+def test_bad_protocol_settings_are_refused_before_any_work(graph):
+    with pytest.raises(ConfigError, match="attack"):
+        run_method("tmf", graph, seed=0, overrides={"attacks": "nope"})
+    with pytest.raises(ConfigError, match="epsilon"):
+        run_method("dp-1k", graph, seed=0, overrides={"epsilon": 0})
