@@ -55,6 +55,7 @@ CELLS: dict[str, dict] = {
     "lapgraph": {"epsilon": 4.0, "attacks": "cn"},
     "tmf": {"epsilon": 4.0, "attacks": "cn"},
     "dp-1k": {"epsilon": 4.0, "attacks": "cn"},
+    "privgraph": {"epsilon": 4.0, "attacks": "cn"},
 }
 
 

@@ -28,6 +28,7 @@ CHEAP: dict[str, dict] = {
     "random-perturb": {"utility": False, "attacks": "none"}, "dice": {"utility": False, "attacks": "none"},
     "edgerand": {"utility": False, "attacks": "none"}, "lapgraph": {"utility": False, "attacks": "none"},
     "tmf": {"evaluate": False, "attacks": "none"}, "dp-1k": {"evaluate": False, "attacks": "none"},
+    "privgraph": {"evaluate": False, "attacks": "none"},
 }
 METHOD_IDS = tuple(CHEAP)
 #: Methods that read node features and labels (node classifiers).

@@ -21,7 +21,8 @@ def graph():
     return labelled_sbm(120, 3, p_in=0.15, p_out=0.01, seed=3)
 
 
-@pytest.mark.parametrize("method", ["tmf", pytest.param("dp-1k", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("method", ["tmf", pytest.param("dp-1k", marks=pytest.mark.slow),
+                                    pytest.param("privgraph", marks=pytest.mark.slow)])
 def test_a_run_reports_pgb_queries_utility_attack_and_privacy(graph, method, tmp_path):
     store = tmp_path / "r.sqlite"
     result = run_method(method, graph, seed=5, overrides={"epsilon": 8.0}, store=store)

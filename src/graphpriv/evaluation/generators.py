@@ -30,10 +30,11 @@ from graphpriv.evaluation.synthesis import attack_synthetic, graph_utility
 from graphpriv.methods.base import Baseline, Progress, Result, Timer, no_progress, phase_progress
 from graphpriv.methods.dp_1k import DP1K, DP1KConfig
 from graphpriv.methods.generator import GeneratorConfig, GraphGenerator
+from graphpriv.methods.privgraph import PrivGraph, PrivGraphConfig
 from graphpriv.methods.tmf import TmF, TmFConfig
 from graphpriv.metrics.graph_queries import compare_queries, graph_queries
 
-__all__ = ["evaluate_generated", "run_dp_1k", "run_generator", "run_tmf"]
+__all__ = ["evaluate_generated", "run_dp_1k", "run_generator", "run_privgraph", "run_tmf"]
 
 
 def evaluate_generated(synthetic: PublishedGraph, train: PublishedGraph, split, labels=None, *,
@@ -145,3 +146,12 @@ def run_dp_1k(config: DP1KConfig, data: Data, *, seed: int, method: str = "dp-1k
     epsilon-DP, one Laplace event on the sorted degree sequence; generation and evaluation are
     post-processing)."""
     return run_generator(DP1K, config, data, seed=seed, method=method, progress=progress)
+
+
+def run_privgraph(config: PrivGraphConfig, data: Data, *, seed: int, method: str = "privgraph",
+                  progress: Progress = no_progress) -> Result:
+    """``privgraph`` by :func:`run_generator` (:class:`~graphpriv.methods.privgraph.PrivGraph`:
+    edge-level pure epsilon-DP in three phases, a Laplace super-graph, exponential-mechanism
+    community adjustment, Laplace community statistics; reconstruction and evaluation are
+    post-processing)."""
+    return run_generator(PrivGraph, config, data, seed=seed, method=method, progress=progress)

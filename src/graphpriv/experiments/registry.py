@@ -210,6 +210,11 @@ _METHODS = [
     MethodSpec("dp-1k", "graphpriv.methods.dp_1k:DP1KConfig", f"{_GENERATE}:run_dp_1k", "graphpriv.methods.dp_1k:DP1K",
                {}, "synthesize: DP-1K, Laplace sorted degree sequence + constrained inference, Chung-Lu graphs "
                "(edge-level DP; Hay et al.)", unit="edge", pure_dp=True, publishes=True),
+    MethodSpec("privgraph", "graphpriv.methods.privgraph:PrivGraphConfig", f"{_GENERATE}:run_privgraph",
+               "graphpriv.methods.privgraph:PrivGraph", {},
+               "synthesize: PrivGraph, noisy super-graph + Louvain, exponential-mechanism community adjustment, "
+               "Laplace community counts and degrees, Chung-Lu graphs (edge-level DP; Yuan et al.)",
+               unit="edge", pure_dp=True, publishes=True),
 ]
 
 METHODS: dict[str, MethodSpec] = {m.id: m for m in _METHODS}

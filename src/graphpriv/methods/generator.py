@@ -116,11 +116,14 @@ class GraphGenerator(Estimator):
     :meth:`_release`, :meth:`_generate`, :meth:`_pack` and :meth:`_unpack`.
 
     Privacy: edge-level, neighbouring graphs differ by adding or removing one undirected edge on the
-    public node set [N] (dp-accounting's ``ADD_OR_REMOVE_ONE``). Every noisy step is a
-    ``LaplaceDpEvent`` spent on a :class:`~graphpriv.privacy.accountant.Ledger` with the PLD
-    accountant; the mechanisms are pure epsilon-DP (delta = 0), which the report's notes state,
-    while its ``epsilon`` is the PLD accountant's at ``delta`` (the Ledger states Laplace events at
-    a delta in (0, 1) only, as for EdgeRand and LapGraph), at most ``epsilon``.
+    public node set [N] (dp-accounting's ``ADD_OR_REMOVE_ONE``). Every noisy step is a pure-DP
+    event (a ``LaplaceDpEvent``, or for an exponential-mechanism selection the
+    ``DiscreteLaplaceDpEvent`` whose loss dominates it) spent on a
+    :class:`~graphpriv.privacy.accountant.Ledger` with the PLD accountant; the mechanisms are pure
+    epsilon-DP (delta = 0), which the report's notes state, while its ``epsilon`` is the PLD
+    accountant's at ``delta`` (the Ledger states these events at a delta in (0, 1) only, as for
+    EdgeRand and LapGraph): at most ``epsilon`` up to the accountant's grid, which rounds each
+    event's loss up by at most 1e-4.
 
     Args:
         random_state: seed of ``fit``'s noise (an int in [0, 2^32 - 1]; None: a fresh secret seed)
@@ -174,8 +177,9 @@ class GraphGenerator(Estimator):
         for phase, event in release.events:
             ledger.spend(event, phase=phase)
         notes = [*_normalisation_notes(made), *release.notes,
-                 (f"pure ({self.epsilon:g}, 0)-DP by basic composition of the Laplace mechanisms above; epsilon is "
-                  f"stated at delta = {self.delta:g} by the PLD accountant (at most {self.epsilon:g})"),
+                 (f"pure ({self.epsilon:g}, 0)-DP by basic composition of the mechanisms above; epsilon is stated at "
+                  f"delta = {self.delta:g} by the PLD accountant (at most {self.epsilon:g}, up to its grid's "
+                  "rounding up of 1e-4 per event)"),
                  "generate() is post-processing of the release: any number of graphs, no further privacy cost"]
         report = ledger.report(target_epsilon=self.epsilon, notes=notes)
         self.released_, self.num_nodes_, self.info_, self.ledger_ = release.released, num_nodes, release.info, ledger
