@@ -56,6 +56,8 @@ CELLS: dict[str, dict] = {
     "tmf": {"epsilon": 4.0, "attacks": "cn"},
     "dp-1k": {"epsilon": 4.0, "attacks": "cn"},
     "privgraph": {"epsilon": 4.0, "attacks": "cn"},
+    "edgerand-synthesis": {"epsilon": 4.0, "attacks": "cn"},
+    "lapgraph-synthesis": {"epsilon": 4.0, "attacks": "cn"},
 }
 
 

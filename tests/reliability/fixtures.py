@@ -29,6 +29,8 @@ CHEAP: dict[str, dict] = {
     "edgerand": {"utility": False, "attacks": "none"}, "lapgraph": {"utility": False, "attacks": "none"},
     "tmf": {"evaluate": False, "attacks": "none"}, "dp-1k": {"evaluate": False, "attacks": "none"},
     "privgraph": {"evaluate": False, "attacks": "none"},
+    "edgerand-synthesis": {"utility": False, "attacks": "none"},
+    "lapgraph-synthesis": {"utility": False, "attacks": "none"},
 }
 METHOD_IDS = tuple(CHEAP)
 #: Methods that read node features and labels (node classifiers).

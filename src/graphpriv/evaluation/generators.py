@@ -17,9 +17,12 @@ post-processing of the release (the guarantee is edge level, about the 80% graph
 from __future__ import annotations
 
 import math
+from typing import Literal
 
+from pydantic import Field, field_validator
 from torch_geometric.data import Data
 
+from graphpriv.attacks.suite import resolve_attacks
 from graphpriv.data.graph import to_csr
 from graphpriv.data.release import PublishedGraph
 from graphpriv.data.splits import link_split
@@ -27,14 +30,51 @@ from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
 from graphpriv.evaluation.baselines import chance_link_prediction
 from graphpriv.evaluation.link import training_graph
 from graphpriv.evaluation.synthesis import attack_synthetic, graph_utility
-from graphpriv.methods.base import Baseline, Progress, Result, Timer, no_progress, phase_progress
+from graphpriv.methods.base import Baseline, MethodConfig, Progress, Result, Timer, no_progress, phase_progress
 from graphpriv.methods.dp_1k import DP1K, DP1KConfig
 from graphpriv.methods.generator import GeneratorConfig, GraphGenerator
 from graphpriv.methods.privgraph import PrivGraph, PrivGraphConfig
+from graphpriv.methods.publisher import GraphPublisher
+from graphpriv.methods.publishing import EdgeRand, LapGraph
 from graphpriv.methods.tmf import TmF, TmFConfig
 from graphpriv.metrics.graph_queries import compare_queries, graph_queries
+from graphpriv.privacy.limits import MAX_EPSILON
 
-__all__ = ["evaluate_generated", "run_dp_1k", "run_generator", "run_privgraph", "run_tmf"]
+__all__ = ["EdgeRandSynthesisConfig", "LapGraphSynthesisConfig", "PublisherSynthesisConfig", "evaluate_generated",
+           "run_dp_1k", "run_edgerand_synthesis", "run_generator", "run_lapgraph_synthesis", "run_privgraph", "run_tmf"]
+
+
+class PublisherSynthesisConfig(MethodConfig):
+    """An edge-level DP publisher on the synthesis protocol: its epsilon and delta, and the
+    protocol's settings under the publishers' names (``utility`` is the generators' ``evaluate``).
+    Every field is one the publisher's own config has, so the run fits exactly the estimator
+    ``make_estimator`` builds; features are not released (``use_features`` False)."""
+
+    epsilon: float = Field(4.0, gt=0, le=MAX_EPSILON, allow_inf_nan=False, description="edge-level epsilon")
+    delta: float = Field(1e-5, gt=0, lt=1, description="the delta the report is stated at (the mechanism is pure DP)")
+    test_ratio: float = Field(0.2, gt=0, lt=1, description="real edges held out for link prediction (protocol)")
+    utility: bool = Field(True, description="PGB's queries, LP AUC and (labels) NC micro-F1 of the synthetic graph")
+    attacks: str = Field("gae-sim", description="link-inference attacks on the synthetic graph: 'none', 'all' or ids")
+    use_features: Literal[False] = Field(False, description="structure only: the synthesis protocol releases no x")
+
+    @field_validator("attacks")
+    @classmethod
+    def _known_attacks(cls, value: str) -> str:
+        if value.strip() != "none":
+            resolve_attacks(value)  # raises ConfigError with the known ids
+        return value
+
+
+class EdgeRandSynthesisConfig(PublisherSynthesisConfig):
+    """EdgeRand (:class:`~graphpriv.methods.publishing.EdgeRand`) on the synthesis protocol."""
+
+    max_edges: int = Field(200_000_000, ge=1, description="refuse releases expected to be larger")
+
+
+class LapGraphSynthesisConfig(PublisherSynthesisConfig):
+    """LapGraph (:class:`~graphpriv.methods.publishing.LapGraph`) on the synthesis protocol."""
+
+    count_fraction: float = Field(0.01, gt=0, lt=1, description="share of epsilon for the edge count")
 
 
 def evaluate_generated(synthetic: PublishedGraph, train: PublishedGraph, split, labels=None, *,
@@ -68,13 +108,16 @@ def evaluate_generated(synthetic: PublishedGraph, train: PublishedGraph, split, 
     return metrics, info
 
 
-def run_generator(estimator_cls: type[GraphGenerator], config: GeneratorConfig, data: Data, *, seed: int,
-                  method: str, progress: Progress = no_progress) -> Result:
+def run_generator(estimator_cls: type[GraphGenerator | GraphPublisher], config: GeneratorConfig, data: Data, *,
+                  seed: int, method: str, progress: Progress = no_progress) -> Result:
     """One run of an edge-level generator by the synthesis protocol: split, fit, generate, evaluate.
 
     Args:
-        estimator_cls: the generator (:class:`~graphpriv.methods.tmf.TmF`, ...). config: its
-            :class:`~graphpriv.methods.generator.GeneratorConfig`. data: the whole graph
+        estimator_cls: the generator (:class:`~graphpriv.methods.tmf.TmF`, ...), or an edge-level
+            DP publisher (:class:`~graphpriv.methods.publishing.EdgeRand`, ``LapGraph``: its
+            release is the synthetic graph, structure only). config: a
+            :class:`~graphpriv.methods.generator.GeneratorConfig`, or for a publisher a
+            :class:`PublisherSynthesisConfig` (``utility`` in place of ``evaluate``). data: the whole graph
             (``edge_index``, ``num_nodes``; ``y [N]`` optional, for NC F1). seed: seeds the split,
             the release (``random_state``), the generation and the evaluation. method: the id
             recorded. progress: called for the phases ``release``, ``generation``,
@@ -104,13 +147,16 @@ def run_generator(estimator_cls: type[GraphGenerator], config: GeneratorConfig, 
         estimator.fit(training_graph(data, split))
         phase_progress(progress, "release")(1, 1)
     with timer.phase("generation"):
-        synthetic = PublishedGraph.from_data(estimator.generate(seed), with_features=False)
+        if isinstance(estimator, GraphGenerator):
+            synthetic = PublishedGraph.from_data(estimator.generate(seed), with_features=False)
+        else:  # a publisher: its release is the graph
+            synthetic = PublishedGraph(estimator.released_.pairs, estimator.released_.num_nodes)
     metrics: dict[str, float] = {}
-    info: dict[str, object] = {**estimator.info_, "synthetic_edges": synthetic.num_edges,
+    info: dict[str, object] = {**getattr(estimator, "info_", {}), "synthetic_edges": synthetic.num_edges,
                                "training_edges": train.num_edges}
     baselines = [chance_link_prediction("lp_auc")]
     labels = getattr(data, "y", None)
-    if config.evaluate:
+    if getattr(config, "evaluate", getattr(config, "utility", True)):
         step = phase_progress(progress, "evaluation")
         with timer.phase("evaluation"):
             step(0, 2, task="queries and utility of the synthetic graph")
@@ -155,3 +201,17 @@ def run_privgraph(config: PrivGraphConfig, data: Data, *, seed: int, method: str
     community adjustment, Laplace community statistics; reconstruction and evaluation are
     post-processing)."""
     return run_generator(PrivGraph, config, data, seed=seed, method=method, progress=progress)
+
+
+def run_edgerand_synthesis(config: EdgeRandSynthesisConfig, data: Data, *, seed: int,
+                           method: str = "edgerand-synthesis", progress: Progress = no_progress) -> Result:
+    """EdgeRand's release judged as a synthetic graph by :func:`run_generator` (edge-level pure
+    epsilon-DP, randomized response on every adjacency bit of the 80% graph)."""
+    return run_generator(EdgeRand, config, data, seed=seed, method=method, progress=progress)
+
+
+def run_lapgraph_synthesis(config: LapGraphSynthesisConfig, data: Data, *, seed: int,
+                           method: str = "lapgraph-synthesis", progress: Progress = no_progress) -> Result:
+    """LapGraph's release judged as a synthetic graph by :func:`run_generator` (edge-level pure
+    epsilon-DP, a Laplace edge count and Laplace on every adjacency bit, the top noisy cells kept)."""
+    return run_generator(LapGraph, config, data, seed=seed, method=method, progress=progress)

@@ -215,6 +215,12 @@ _METHODS = [
                "synthesize: PrivGraph, noisy super-graph + Louvain, exponential-mechanism community adjustment, "
                "Laplace community counts and degrees, Chung-Lu graphs (edge-level DP; Yuan et al.)",
                unit="edge", pure_dp=True, publishes=True),
+    MethodSpec("edgerand-synthesis", f"{_GENERATE}:EdgeRandSynthesisConfig", f"{_GENERATE}:run_edgerand_synthesis",
+               f"{_PUB}:EdgeRand", {}, "synthesize: EdgeRand's release judged as a synthetic graph (PGB queries, "
+               "LP AUC, attacks; edge-level DP)", unit="edge", pure_dp=True, publishes=True),
+    MethodSpec("lapgraph-synthesis", f"{_GENERATE}:LapGraphSynthesisConfig", f"{_GENERATE}:run_lapgraph_synthesis",
+               f"{_PUB}:LapGraph", {}, "synthesize: LapGraph's release judged as a synthetic graph (PGB queries, "
+               "LP AUC, attacks; edge-level DP)", unit="edge", pure_dp=True, publishes=True),
 ]
 
 METHODS: dict[str, MethodSpec] = {m.id: m for m in _METHODS}
