@@ -59,7 +59,11 @@ ALIASES = {"dplp-subgraph-table2": "dplp-table2", "dplp-subgraph-table3": "dplp-
            "ppgsl-table2": "ppgsl-tradeoff"}
 
 #: Names that reproduce several tables in turn (``graphpriv reproduce NAME``).
-GROUPS: dict[str, tuple[str, ...]] = {"node-leaderboard": ("node-leaderboard-edge", "node-leaderboard-node")}
+GROUPS: dict[str, tuple[str, ...]] = {
+    "node-leaderboard": ("node-leaderboard-edge", "node-leaderboard-node"),
+    "synthesis-leaderboard": ("synthesis-leaderboard-utility", "synthesis-leaderboard-degrees",
+                              "synthesis-leaderboard-paths", "synthesis-leaderboard-communities"),
+}
 
 #: Settings of the quick version, applied where a method has them.
 QUICK = {"epochs": 2}
