@@ -70,3 +70,15 @@ def test_reproduce_list_names_the_group():
     out = CliRunner().invoke(app, ["reproduce", "list"])
     assert out.exit_code == 0
     assert "node-leaderboard -> node-leaderboard-edge + node-leaderboard-node" in out.output
+
+
+def test_a_table_finds_the_runs_whose_default_delta_the_rule_lowered():
+    """fb100-mit8 has more than 1e5 edges, so a run's default delta 1e-5 is lowered to 1e-6 (the
+    delta rule): the table must look the run up under that config, as the sweep stored it."""
+    from graphpriv.experiments.sweep import make_run
+    from graphpriv.experiments.tables import run_config
+
+    row = next(r for r in resolve("node-leaderboard-edge").rows if r.method == "gap-edp")
+    stored = make_run(row.method, "fb100-mit8", 3, row.settings_for("fb100-mit8")).config_dict
+    assert stored["delta"] == 1e-6 and run_config(row, "fb100-mit8") == stored
+    assert run_config(row, "cora")["delta"] == 1e-5  # a small graph keeps the default

@@ -131,10 +131,12 @@ def table_metrics(grid: RunsGrid) -> list[str]:
 
 
 def run_config(row: GridRow, dataset: str) -> dict:
-    """The validated config (JSON values) of ``row``'s runs on ``dataset``: the store's key."""
-    from graphpriv.experiments.registry import make_config
+    """The validated config (JSON values) of ``row``'s runs on ``dataset``: the store's key, as
+    the sweep builds it (:func:`graphpriv.experiments.sweep.make_run`: the default delta lowered
+    by the delta rule on a graph with 1 / delta privacy units or more, as the run lowers it)."""
+    from graphpriv.experiments.sweep import make_run
 
-    return make_config(row.method, row.settings_for(dataset)).model_dump(mode="json")
+    return make_run(row.method, dataset, 0, row.settings_for(dataset)).config_dict
 
 
 def store_records(grid: RunsGrid, store: ResultStore, seeds: int) -> list[RunRecord]:
