@@ -206,3 +206,16 @@ def test_other_errors(graph):
     fitted = TmF(epsilon=1.0, random_state=0).fit(graph)
     fitted.set_params(epsilon=2.0)  # changing a hyperparameter drops the release
     assert not fitted.is_fitted
+
+
+def test_edge_weights_are_ignored_with_a_note(graph):
+    weighted = graph.clone()
+    weighted.edge_weight = torch.rand(graph.edge_index.size(1)) * 5
+    for cls in GENERATORS:
+        est = cls(epsilon=3.0, random_state=1).fit(weighted)
+        reference = cls(epsilon=3.0, random_state=1).fit(graph)
+        assert any(n.startswith("input edge_weight ignored") for n in est.privacy_report_.notes)
+        assert not any("ignored" in n for n in reference.privacy_report_.notes)
+        same = est.released_.equals(reference.released_) if cls is TmF else np.array_equal(est.released_,
+                                                                                              reference.released_)
+        assert same  # the weights change nothing: every listed edge counts once

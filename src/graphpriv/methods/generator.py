@@ -153,7 +153,8 @@ class GraphGenerator(Estimator):
         Args:
             data: PyG ``Data`` with ``edge_index [2, E]`` (integer ids in [0, N), either or both
                 directions: a one-way pair (u, v) is symmetrised, self-loops and duplicates are
-                dropped) and ``num_nodes`` N (public; isolated nodes count). Features and labels
+                dropped) and ``num_nodes`` N (public; isolated nodes count). ``edge_weight`` or
+                ``edge_attr`` are ignored, with a note in the report (every listed edge counts once). Features and labels
                 are checked when present, never read.
 
         Returns:
@@ -167,6 +168,8 @@ class GraphGenerator(Estimator):
         """
         who = type(self).__name__
         _check_has_edges(data, who)
+        weighted = [name for name in ("edge_weight", "edge_attr")
+                    if isinstance(data, Data) and getattr(data, name, None) is not None]
         before = list(getattr(data, "normalisations", None) or []) if isinstance(data, Data) else []
         data = check_data(data, method=who)
         made = list(data.normalisations or [])[len(before):]
@@ -176,7 +179,9 @@ class GraphGenerator(Estimator):
         ledger = Ledger(PrivacyUnit.EDGE, delta=self.delta, accountant="pld")
         for phase, event in release.events:
             ledger.spend(event, phase=phase)
-        notes = [*_normalisation_notes(made), *release.notes,
+        weights = [f"input {' and '.join(weighted)} ignored: the release reads the unweighted graph, every listed "
+                   "edge counted once (the guarantee is about that graph)"] if weighted else []
+        notes = [*_normalisation_notes(made), *weights, *release.notes,
                  (f"pure ({self.epsilon:g}, 0)-DP by basic composition of the mechanisms above; epsilon is stated at "
                   f"delta = {self.delta:g} by the PLD accountant (at most {self.epsilon:g}, up to its grid's "
                   "rounding up of 1e-4 per event)"),
