@@ -144,7 +144,7 @@ def run(
     if out is not None:
         if not spec.publishes:
             raise GraphPrivError(f"--out writes a published graph, and {method} publishes none; drop --out, or use a "
-                                 "publishing method (random-perturb, dice, edgerand, lapgraph, ppgsl, privdpr, dpr)")
+                                 "publishing method (random-perturb, dice, edgerand, lapgraph, ppgsl, privdpr, dpr, tmf, dp-1k, privgraph)")
         check_output_path(out, option="--out", suffixes=RELEASE_SUFFIXES)
     if save is not None:
         check_output_path(save, option="--save", suffixes=(".pt",))

@@ -152,8 +152,7 @@ def run_generator(estimator_cls: type[GraphGenerator | GraphPublisher], config: 
         else:  # a publisher: its release is the graph
             synthetic = PublishedGraph(estimator.released_.pairs, estimator.released_.num_nodes)
     metrics: dict[str, float] = {}
-    info: dict[str, object] = {**getattr(estimator, "info_", {}), "synthetic_edges": synthetic.num_edges,
-                               "training_edges": train.num_edges}
+    info: dict[str, object] = {**getattr(estimator, "info_", {}), "synthetic_edges": synthetic.num_edges}
     baselines = [chance_link_prediction("lp_auc")]
     labels = getattr(data, "y", None)
     if getattr(config, "evaluate", getattr(config, "utility", True)):

@@ -2,9 +2,10 @@
 graph under edge-level differential privacy, ``generate`` draws graphs from them for free) and
 :class:`GeneratorConfig` (what every such method shares).
 
-The generators are :class:`graphpriv.methods.tmf.TmF` (``tmf``) and
-:class:`graphpriv.methods.dp_1k.DP1K` (``dp-1k``); their mechanisms live in
-:mod:`graphpriv.synthesis.top_m_filter` and :mod:`graphpriv.synthesis.degree_sequence`. Usage::
+The generators are :class:`graphpriv.methods.tmf.TmF` (``tmf``),
+:class:`graphpriv.methods.dp_1k.DP1K` (``dp-1k``) and :class:`graphpriv.methods.privgraph.PrivGraph`
+(``privgraph``); their mechanisms live in :mod:`graphpriv.synthesis.top_m_filter`,
+:mod:`graphpriv.synthesis.degree_sequence` and :mod:`graphpriv.synthesis.privgraph`. Usage::
 
     est = TmF(epsilon=4.0, random_state=0).fit(data)
     est.released_, est.privacy_report_     # the DP release, its edge-level report
@@ -14,6 +15,7 @@ The generators are :class:`graphpriv.methods.tmf.TmF` (``tmf``) and
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -34,7 +36,9 @@ from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.limits import MAX_EPSILON
 from graphpriv.privacy.units import PrivacyUnit
 
-__all__ = ["GeneratorConfig", "GraphGenerator", "Release"]
+__all__ = ["INPUT_NOTE", "GeneratorConfig", "GraphGenerator", "Release"]
+
+log = logging.getLogger(__name__)
 
 
 class GeneratorConfig(MethodConfig):
@@ -78,17 +82,12 @@ class Release:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-#: The kinds of normalisation :func:`graphpriv.data.validation.check_data` makes, as the report
-#: names them (without their counts: those are facts of the input outside the guarantee).
-_NORMALISATION_KINDS = (("self-loop", "self-loops dropped"), ("duplicate", "duplicate edges dropped"),
-                        ("symmetrised", "directed edges (u, v) without (v, u) symmetrised"))
-
-
-def _normalisation_notes(notes: list[str]) -> list[str]:
-    """The report's lines for ``check_data``'s normalisations: their kinds, without their counts."""
-    kinds = [text for key, text in _NORMALISATION_KINDS if any(key in note for note in notes)]
-    return [f"input normalised to an undirected simple graph before the release: {kind} (the guarantee is about "
-            "the normalised graph; counts withheld, check_data logs them)" for kind in kinds]
+#: The report's statement of how the input is read: the same words for every input, since which
+#: normalisations applied is a fact of the raw input outside the guarantee (``check_data`` logs them).
+INPUT_NOTE = ("the input is read as an undirected simple graph on its N nodes (one-way pairs symmetrised, "
+              "self-loops and duplicate edges dropped, edge_weight and edge_attr ignored: which of these applied is "
+              "logged, not reported); the guarantee is about that graph, over graphs with at least one edge (an "
+              "edgeless graph is refused before any noise is drawn)")
 
 
 def _check_has_edges(data: Any, who: str) -> None:
@@ -109,7 +108,8 @@ class GraphGenerator(Estimator):
     """Base of graphpriv's DP synthetic-graph generators: ``fit`` releases, ``generate`` draws.
 
     ``fit`` reads an undirected simple graph (a directed ``edge_index`` is symmetrised, self-loops
-    and duplicates dropped, each kind named in the report), runs the subclass's mechanism once and
+    and duplicates dropped, weights ignored: logged, and the report says the policy, not which
+    applied), runs the subclass's mechanism once and
     keeps only its release (``released_``), never the input graph; ``generate`` turns the release
     into a graph and is post-processing (no privacy cost, any number of times). Subclasses set
     ``config_cls`` (a :class:`GeneratorConfig`) and ``_fit_stream``, and implement
@@ -154,7 +154,9 @@ class GraphGenerator(Estimator):
             data: PyG ``Data`` with ``edge_index [2, E]`` (integer ids in [0, N), either or both
                 directions: a one-way pair (u, v) is symmetrised, self-loops and duplicates are
                 dropped) and ``num_nodes`` N (public; isolated nodes count). ``edge_weight`` or
-                ``edge_attr`` are ignored, with a note in the report (every listed edge counts once). Features and labels
+                ``edge_attr`` are ignored (every listed edge counts once). Which normalisations
+                applied is logged, never put in the report (:data:`INPUT_NOTE`, the same for every
+                input: it is a fact of the raw input outside the guarantee). Features and labels
                 are checked when present, never read.
 
         Returns:
@@ -170,18 +172,16 @@ class GraphGenerator(Estimator):
         _check_has_edges(data, who)
         weighted = [name for name in ("edge_weight", "edge_attr")
                     if isinstance(data, Data) and getattr(data, name, None) is not None]
-        before = list(getattr(data, "normalisations", None) or []) if isinstance(data, Data) else []
-        data = check_data(data, method=who)
-        made = list(data.normalisations or [])[len(before):]
+        if weighted:
+            log.info("%s: input %s ignored (every listed edge counts once)", who, " and ".join(weighted))
+        data = check_data(data, method=who)  # logs the normalisations it makes
         num_nodes = int(data.num_nodes)
         pairs = undirected_pairs(data.edge_index)
         release = self._release(pairs, num_nodes, np.random.default_rng([self.random_state, self._fit_stream]))
         ledger = Ledger(PrivacyUnit.EDGE, delta=self.delta, accountant="pld")
         for phase, event in release.events:
             ledger.spend(event, phase=phase)
-        weights = [f"input {' and '.join(weighted)} ignored: the release reads the unweighted graph, every listed "
-                   "edge counted once (the guarantee is about that graph)"] if weighted else []
-        notes = [*_normalisation_notes(made), *weights, *release.notes,
+        notes = [INPUT_NOTE, *release.notes,
                  (f"pure ({self.epsilon:g}, 0)-DP by basic composition of the mechanisms above; epsilon is stated at "
                   f"delta = {self.delta:g} by the PLD accountant (at most {self.epsilon:g}, up to its grid's "
                   "rounding up of 1e-4 per event)"),
