@@ -73,3 +73,16 @@ def test_bad_protocol_settings_are_refused_before_any_work(graph):
         run_method("tmf", graph, seed=0, overrides={"attacks": "nope"})
     with pytest.raises(ConfigError, match="epsilon"):
         run_method("dp-1k", graph, seed=0, overrides={"epsilon": 0})
+
+
+def test_a_relative_error_against_an_original_zero_is_undefined_not_huge():
+    star = PublishedGraph(np.array([[0, 0, 0, 0], [1, 2, 3, 4]]), 6)  # triangle-free: 0 triangles
+    triangle = PublishedGraph(np.array([[0, 0, 1, 4], [1, 2, 2, 5]]), 6)
+
+    class Split:
+        test_pos = np.array([[0], [3]])
+        test_neg = np.array([[1], [5]])
+
+    metrics, info = evaluate_generated(triangle, star, Split, None, seed=0)
+    assert {"triangles_re", "transitivity_re", "average_clustering_re"} <= set(info["undefined_queries"])
+    assert "triangles_re" not in metrics and metrics["num_edges_re"] == 0.0

@@ -37,7 +37,7 @@ from graphpriv.methods.privgraph import PrivGraph, PrivGraphConfig
 from graphpriv.methods.publisher import GraphPublisher
 from graphpriv.methods.publishing import EdgeRand, LapGraph
 from graphpriv.methods.tmf import TmF, TmFConfig
-from graphpriv.metrics.graph_queries import compare_queries, graph_queries
+from graphpriv.metrics.graph_queries import RELATIVE_ERROR_FIELDS, compare_queries, graph_queries
 from graphpriv.privacy.limits import MAX_EPSILON
 
 __all__ = ["EdgeRandSynthesisConfig", "LapGraphSynthesisConfig", "PublisherSynthesisConfig", "evaluate_generated",
@@ -89,19 +89,25 @@ def evaluate_generated(synthetic: PublishedGraph, train: PublishedGraph, split, 
             sampled path sources), the GAE's and the node split's seed.
 
     Returns:
-        ``(metrics, info)``: metrics are the finite values of
+        ``(metrics, info)``: metrics are the defined values of
         :func:`~graphpriv.metrics.graph_queries.compare_queries` (``num_edges_re``,
         ``degree_distribution_kl``, ``community_nmi``, ...) plus ``lp_auc`` and ``nc_f1``
         (labels; both absent for an edgeless graph); info names the queries that were undefined
-        (``undefined_queries``: nan or inf, e.g. the modularity of a graph without edges) and the
-        ones estimated from sampled sources (``estimated_queries``).
+        (``undefined_queries``: nan or inf, e.g. the modularity of a graph without edges, or a
+        relative error whose original value is 0, e.g. triangles of a triangle-free graph) and
+        the ones estimated from sampled sources (``estimated_queries``).
     """
     original = graph_queries(to_csr(train.pairs, train.num_nodes), random_state=seed)
     generated = graph_queries(to_csr(synthetic.pairs, synthetic.num_nodes), random_state=seed)
     errors = compare_queries(original, generated)
-    metrics = {key: float(value) for key, value in errors.items() if math.isfinite(value)}
+    # a relative error against an original value of 0 is |x'| / 1e-15 in PGB's formula: not a number
+    # a mean over seeds can use, so it counts as undefined, as nan and inf do
+    undefined = {key for key, value in errors.items() if not math.isfinite(value)}
+    undefined |= {key for key, field in RELATIVE_ERROR_FIELDS.items()
+                  if math.isfinite(getattr(original, field)) and abs(getattr(original, field)) < 1e-12}
+    metrics = {key: float(value) for key, value in errors.items() if key not in undefined}
     info: dict[str, object] = {
-        "undefined_queries": sorted(key for key, value in errors.items() if not math.isfinite(value)),
+        "undefined_queries": sorted(undefined),
         "estimated_queries": sorted(set(original.estimated) | set(generated.estimated))}
     if synthetic.num_edges:
         metrics.update(graph_utility(synthetic, split, labels, seed=seed))

@@ -73,6 +73,7 @@ from graphpriv.metrics.graph_stats import _degrees, _simple
 __all__ = [
     "PATH_QUERIES",
     "PGB_COLUMNS",
+    "RELATIVE_ERROR_FIELDS",
     "GraphQueries",
     "compare_queries",
     "eigenvector_centrality",
@@ -101,6 +102,15 @@ PGB_COLUMNS = {
     "modularity_re": "MOD_RE",
     "degree_assortativity_re": "Ass_RE",
     "eigenvector_centrality_mae": "evc_MAE",
+}
+
+#: :func:`compare_queries`'s relative-error keys -> the :class:`GraphQueries` field each compares.
+RELATIVE_ERROR_FIELDS = {
+    "num_nodes_re": "num_nodes", "num_edges_re": "num_edges", "triangles_re": "triangles",
+    "average_degree_re": "average_degree", "degree_variance_re": "degree_variance", "diameter_re": "diameter",
+    "average_shortest_path_length_re": "average_shortest_path_length", "transitivity_re": "transitivity",
+    "average_clustering_re": "average_clustering", "modularity_re": "modularity",
+    "degree_assortativity_re": "degree_assortativity",
 }
 
 _RE_EPS = 1e-15  # PGB's cal_rel
@@ -553,13 +563,7 @@ def compare_queries(original, synthetic, *, evc_top_fraction: float = 0.01,
     """
     x = original if isinstance(original, GraphQueries) else graph_queries(original, **query_options)
     y = synthetic if isinstance(synthetic, GraphQueries) else graph_queries(synthetic, **query_options)
-    re_fields = {"num_nodes_re": "num_nodes", "num_edges_re": "num_edges", "triangles_re": "triangles",
-                 "average_degree_re": "average_degree", "degree_variance_re": "degree_variance",
-                 "diameter_re": "diameter",
-                 "average_shortest_path_length_re": "average_shortest_path_length",
-                 "transitivity_re": "transitivity", "average_clustering_re": "average_clustering",
-                 "modularity_re": "modularity", "degree_assortativity_re": "degree_assortativity"}
-    out = {key: relative_error(getattr(x, f), getattr(y, f)) for key, f in re_fields.items()}
+    out = {key: relative_error(getattr(x, f), getattr(y, f)) for key, f in RELATIVE_ERROR_FIELDS.items()}
     out["degree_distribution_kl"] = kl_divergence(x.degree_histogram, y.degree_histogram)
     out["distance_distribution_kl"] = kl_divergence(x.distance_histogram, y.distance_histogram)
     n = max(x.num_nodes, y.num_nodes)
