@@ -126,8 +126,12 @@ def test_save_load_keeps_the_release_and_never_the_input(cls, graph, tmp_path):
     assert set(state) == {"released", "num_nodes", "info"}
     if cls is DP1K:
         assert state["released"].shape == (80,)  # the degree sequence only
-    else:  # the release, which is not the input's edge set
-        assert not np.array_equal(state["released"].numpy(), undirected_pairs(graph.edge_index))
+    else:  # the release, exactly: pairs u < v, neither the input's edge set nor a subset of it
+        saved = state["released"].numpy()
+        assert np.array_equal(saved, est.released_.pairs) and bool((saved[0] < saved[1]).all())
+        true = {tuple(p) for p in undirected_pairs(graph.edge_index).T.tolist()}
+        released = {tuple(p) for p in saved.T.tolist()}
+        assert released != true and not released <= true  # noisy non-edges were released
     assert loaded.ledger_ is None
     with pytest.raises(PrivacyError, match="read from a file"):
         loaded.epsilon_at(1e-3)
@@ -222,3 +226,16 @@ def test_edge_weights_are_ignored_and_logged_not_reported(graph, caplog):
         same = est.released_.equals(reference.released_) if cls is TmF else np.array_equal(est.released_,
                                                                                               reference.released_)
         assert same  # the weights change nothing: every listed edge counts once
+
+
+def test_a_tampered_tmf_file_is_refused(graph, tmp_path):
+    path = TmF(epsilon=3.0, random_state=4).fit(graph).save(tmp_path / "tmf.pt")
+    payload = torch.load(path, weights_only=True)
+    good = payload["state"]["released"]
+    for bad in (good.flip(0),  # v < u
+                torch.cat([good, good], dim=1),  # duplicates
+                good + 80):  # ids out of range
+        payload["state"]["released"] = bad
+        torch.save(payload, tmp_path / "bad.pt")
+        with pytest.raises(ModelFileError):
+            Estimator.load(tmp_path / "bad.pt")

@@ -143,4 +143,9 @@ class TmF(GraphGenerator):
     def _unpack(self, tensor: torch.Tensor, num_nodes: int) -> Any:
         if tensor.dim() != 2 or tensor.size(0) != 2 or tensor.is_floating_point():
             raise ValueError("the released edges must be a [2, E] integer tensor")
-        return PublishedGraph(tensor.numpy(), num_nodes)
+        pairs = tensor.numpy().astype(np.int64)
+        if pairs.size and (int(pairs.min()) < 0 or int(pairs.max()) >= num_nodes):
+            raise ValueError(f"the released edges must hold node ids in [0, {num_nodes})")
+        if not bool((pairs[0] < pairs[1]).all()) or np.unique(pairs[0] * num_nodes + pairs[1]).size != pairs.shape[1]:
+            raise ValueError("the released edges must be distinct pairs (u, v) with u < v")
+        return PublishedGraph(pairs, num_nodes)
