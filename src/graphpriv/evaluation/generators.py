@@ -16,20 +16,18 @@ post-processing of the release (the guarantee is edge level, about the 80% graph
 
 from __future__ import annotations
 
-import math
 from typing import Literal
 
 from pydantic import Field, field_validator
 from torch_geometric.data import Data
 
 from graphpriv.attacks.suite import resolve_attacks
-from graphpriv.data.graph import to_csr
 from graphpriv.data.release import PublishedGraph
 from graphpriv.data.splits import link_split
 from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
 from graphpriv.evaluation.baselines import chance_link_prediction
 from graphpriv.evaluation.link import training_graph
-from graphpriv.evaluation.synthesis import attack_synthetic, graph_utility
+from graphpriv.evaluation.synthesis import attack_synthetic, graph_utility, query_errors
 from graphpriv.methods.base import Baseline, MethodConfig, Progress, Result, Timer, no_progress, phase_progress
 from graphpriv.methods.dp_1k import DP1K, DP1KConfig
 from graphpriv.methods.generator import GeneratorConfig, GraphGenerator
@@ -37,7 +35,6 @@ from graphpriv.methods.privgraph import PrivGraph, PrivGraphConfig
 from graphpriv.methods.publisher import GraphPublisher
 from graphpriv.methods.publishing import EdgeRand, LapGraph
 from graphpriv.methods.tmf import TmF, TmFConfig
-from graphpriv.metrics.graph_queries import RELATIVE_ERROR_FIELDS, compare_queries, graph_queries
 from graphpriv.privacy.limits import MAX_EPSILON
 
 __all__ = ["EdgeRandSynthesisConfig", "LapGraphSynthesisConfig", "PublisherSynthesisConfig", "evaluate_generated",
@@ -97,18 +94,7 @@ def evaluate_generated(synthetic: PublishedGraph, train: PublishedGraph, split, 
         relative error whose original value is 0, e.g. triangles of a triangle-free graph) and
         the ones estimated from sampled sources (``estimated_queries``).
     """
-    original = graph_queries(to_csr(train.pairs, train.num_nodes), random_state=seed)
-    generated = graph_queries(to_csr(synthetic.pairs, synthetic.num_nodes), random_state=seed)
-    errors = compare_queries(original, generated)
-    # a relative error against an original value of 0 is |x'| / 1e-15 in PGB's formula: not a number
-    # a mean over seeds can use, so it counts as undefined, as nan and inf do
-    undefined = {key for key, value in errors.items() if not math.isfinite(value)}
-    undefined |= {key for key, field in RELATIVE_ERROR_FIELDS.items()
-                  if math.isfinite(getattr(original, field)) and abs(getattr(original, field)) < 1e-12}
-    metrics = {key: float(value) for key, value in errors.items() if key not in undefined}
-    info: dict[str, object] = {
-        "undefined_queries": sorted(undefined),
-        "estimated_queries": sorted(set(original.estimated) | set(generated.estimated))}
+    metrics, info = query_errors(synthetic, train, seed=seed)
     if synthetic.num_edges:
         metrics.update(graph_utility(synthetic, split, labels, seed=seed))
     return metrics, info

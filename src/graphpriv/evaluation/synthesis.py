@@ -21,6 +21,8 @@ about the 80% graph).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 import torch
@@ -38,10 +40,11 @@ from graphpriv.evaluation.baselines import chance_link_prediction
 from graphpriv.evaluation.link import training_graph
 from graphpriv.methods.base import Baseline, Progress, Result, Timer, no_progress, phase_progress
 from graphpriv.methods.privdpr import PrivDPR, PrivDPRConfig
+from graphpriv.metrics.graph_queries import RELATIVE_ERROR_FIELDS, compare_queries, graph_queries
 from graphpriv.metrics.graph_stats import graph_stats, structural_errors
 from graphpriv.nn.gae import gae_embeddings
 
-__all__ = ["attack_synthetic", "evaluate_synthetic", "graph_utility", "run_privdpr"]
+__all__ = ["attack_synthetic", "evaluate_synthetic", "graph_utility", "query_errors", "run_privdpr"]
 
 
 def run_privdpr(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "privdpr",
@@ -59,7 +62,7 @@ def run_privdpr(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "
     Returns:
         :class:`Result` with metrics ``lp_auc``, ``nc_f1`` (labelled graphs), the structural errors
         ``err_tc``, ``err_wc``, ``err_cc``, ``err_rede``, ``err_cpl``, ``err_diameter``,
-        ``err_lcc`` and ``ks``; with ``attacks``, ``attack_auc_<id>`` for each attack (training
+        ``err_lcc`` and ``ks``, and PGB's query errors (:func:`query_errors`, with ``evaluate``); with ``attacks``, ``attack_auc_<id>`` for each attack (training
         edges against non-edges, inferred from the synthetic graph); the diagnostics
         ``gradient_norm`` (mean norm of a step's true summed V-gradient) and ``signal_to_noise``
         (that over the noise's expected norm, private runs); the baselines: chance for ``lp_auc``
@@ -104,6 +107,9 @@ def run_privdpr(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "
         with timer.phase("evaluation"):
             step(0, 2, task="structure and utility of the synthetic graph")
             metrics.update(evaluate_synthetic(release, adj, split, getattr(data, "y", None), seed=seed))
+            found, notes = query_errors(release, PublishedGraph(split.train_edge_index, int(data.num_nodes)), seed=seed)
+            metrics.update(found)
+            info.update(notes)
         with timer.phase("baseline"):  # the input (training) graph's own utility: the ceiling
             step(1, 2, task="utility of the input graph (baseline)")
             unchanged = PublishedGraph(split.train_edge_index, int(data.num_nodes))
@@ -143,6 +149,32 @@ def evaluate_synthetic(release: PublishedGraph, adj: sp.csr_matrix, split: LinkS
     metrics.update({("ks" if k == "ks" else f"err_{k}"): float(v) for k, v in errors.items()})
     metrics.update(graph_utility(release, split, labels, seed=seed))
     return metrics
+
+
+def query_errors(synthetic: PublishedGraph, train: PublishedGraph, *, seed: int) -> tuple[dict[str, float], dict]:
+    """PGB's query errors of a synthetic graph against the graph its generator saw.
+
+    Args:
+        synthetic: the generated graph (N nodes). train: the generator's input graph (N nodes).
+        seed: the queries' seed (Louvain, sampled path sources).
+
+    Returns:
+        ``(metrics, info)``: metrics are the defined values of
+        :func:`~graphpriv.metrics.graph_queries.compare_queries` (``num_edges_re``,
+        ``degree_distribution_kl``, ``community_nmi``, ...); info names the undefined ones
+        (``undefined_queries``: nan or inf, e.g. the modularity of a graph without edges, or a
+        relative error whose original value is 0, which PGB's formula turns into |x'| / 1e-15)
+        and those estimated from sampled sources (``estimated_queries``).
+    """
+    original = graph_queries(to_csr(train.pairs, train.num_nodes), random_state=seed)
+    generated = graph_queries(to_csr(synthetic.pairs, synthetic.num_nodes), random_state=seed)
+    errors = compare_queries(original, generated)
+    undefined = {key for key, value in errors.items() if not math.isfinite(value)}
+    undefined |= {key for key, name in RELATIVE_ERROR_FIELDS.items()
+                  if math.isfinite(getattr(original, name)) and abs(getattr(original, name)) < 1e-12}
+    metrics = {key: float(value) for key, value in errors.items() if key not in undefined}
+    return metrics, {"undefined_queries": sorted(undefined),
+                     "estimated_queries": sorted(set(original.estimated) | set(generated.estimated))}
 
 
 def graph_utility(graph: PublishedGraph, split: LinkSplit, labels=None, *, seed: int) -> dict[str, float]:

@@ -156,12 +156,14 @@ def store_records(grid: RunsGrid, store: ResultStore, seeds: int) -> list[RunRec
 
 def cells_from_records(grid: RunsGrid, records: Iterable[RunRecord]) -> list[Cell]:
     """The table's cells in its order (every dataset of the first row, then the next row), each
-    cell's records in seed order; cells without records are left out."""
+    cell's records in seed order; cells without a record of the table's metric are left out (a
+    query error can be undefined for a run: the protocol lists it in ``undefined_queries``)."""
     by_cell: dict[tuple[str, str], list[RunRecord]] = {}
     for record in records:
         by_cell.setdefault((record.row, record.dataset), []).append(record)
     return [Cell(row, d, sorted(by_cell[(row.label, d)], key=lambda r: r.seed))
-            for row in grid.rows for d in grid.datasets if by_cell.get((row.label, d))]
+            for row in grid.rows for d in grid.datasets
+            if any(grid.metric in r.metrics for r in by_cell.get((row.label, d), []))]
 
 
 def _mean_std(values: list[float]) -> str:
@@ -189,6 +191,7 @@ def runs_markdown(grid: RunsGrid, cells: list[Cell], *, seeds: int, command: str
              "|---|---|---|---|---|" + "---|" * (len(grid.columns) + len(grid.raw_columns)) + "---|---|---|---|"]
     for cell in cells:
         records, row, dataset = cell.records, cell.row, cell.dataset
+        records = [r for r in records if grid.metric in r.metrics]  # a run without the metric (e.g. undefined) is left out
         values = [100 * r.metrics[grid.metric] for r in records]
         first_record = records[0]
         eps = (f"{max(r.epsilon for r in records):.3f} ({first_record.delta:g})" if first_record.epsilon is not None
