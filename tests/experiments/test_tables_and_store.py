@@ -161,3 +161,19 @@ def test_a_baseline_column_shows_the_baseline_each_run_measured(tmp_path):
     assert "| baseline:test_auc |" in text and "| DP | g | 80.00 ± 0.00 | 2 | - | 65.00 ± 7.07 |" in text
     path = write_results(tmp_path / "t.csv", grid, records, meta={"command": "cmd"})
     assert read_results(path, grid)[0] == records  # through the committed results file unchanged
+
+
+def test_runs_without_the_table_metric_are_left_out_not_a_crash():
+    from graphpriv.experiments.tables import cells_from_records
+
+    grid = RunsGrid(name="t", title="t", source="test", datasets=["g", "h"], rows=[GridRow(label="CN", method="cn")],
+                    metric="lp_auc")
+    results = [_result(method="cn", seed=s, auc=0.6) for s in (0, 1, 2)]
+    results[0].metrics["lp_auc"], results[2].metrics["lp_auc"] = 0.7, 0.5  # seed 1: undefined, not stored
+    records = _records(results)
+    cells = cells_from_records(grid, records)
+    assert [(c.dataset, len(c.records)) for c in cells] == [("g", 3)]
+    text = runs_markdown(grid, cells, seeds=3, command="cmd", machine="m")
+    assert "| CN | g | 60.00 ± 14.14 | 2 | - |" in text  # the two runs that have it
+    only_missing = [r for r in records if r.seed == 1]
+    assert cells_from_records(grid, only_missing) == []
