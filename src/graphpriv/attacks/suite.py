@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from typing import Annotated
 
 import numpy as np
+from pydantic import AfterValidator
 from sklearn.metrics import roc_auc_score
 
 from graphpriv.attacks.base import LinkAttack
@@ -29,7 +31,7 @@ from graphpriv.attacks.heuristics import (
 from graphpriv.attacks.seal import SEALAttack
 from graphpriv.errors import ConfigError
 
-__all__ = ["ATTACKS", "attack", "attack_auc", "make_attack", "resolve_attacks"]
+__all__ = ["ATTACKS", "AttackSelection", "attack", "attack_auc", "check_attack_selection", "make_attack", "resolve_attacks"]
 
 ATTACKS: dict[str, Callable[..., LinkAttack]] = {
     "cn": CommonNeighboursAttack,
@@ -41,6 +43,27 @@ ATTACKS: dict[str, Callable[..., LinkAttack]] = {
     "n2v-ml": Node2VecClassifier,
     "gae-ml": GAEClassifier,
 }
+
+
+def check_attack_selection(value: str) -> str:
+    """A config's ``attacks`` setting checked: ``'none'``, ``'all'`` or comma-separated attack ids.
+
+    Args:
+        value: the setting as written.
+
+    Returns:
+        ``value`` unchanged.
+
+    Raises:
+        ConfigError: an unknown id (the message lists the known ones) or an empty selection.
+    """
+    if value.strip() != "none":
+        resolve_attacks(value)
+    return value
+
+
+#: The ``attacks`` setting of a config (pydantic): a string checked by :func:`check_attack_selection`.
+AttackSelection = Annotated[str, AfterValidator(check_attack_selection)]
 
 
 def resolve_attacks(names: str | Iterable[str]) -> list[str]:

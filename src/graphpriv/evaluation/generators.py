@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 from torch_geometric.data import Data
 
-from graphpriv.attacks.suite import resolve_attacks
+from graphpriv.attacks.suite import AttackSelection
 from graphpriv.data.release import PublishedGraph
 from graphpriv.data.splits import link_split
 from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
@@ -51,15 +51,8 @@ class PublisherSynthesisConfig(MethodConfig):
     delta: float = Field(1e-5, gt=0, lt=1, description="the delta the report is stated at (the mechanism is pure DP)")
     test_ratio: float = Field(0.2, gt=0, lt=1, description="real edges held out for link prediction (protocol)")
     utility: bool = Field(True, description="PGB's queries, LP AUC and (labels) NC micro-F1 of the synthetic graph")
-    attacks: str = Field("gae-sim", description="link-inference attacks on the synthetic graph: 'none', 'all' or ids")
+    attacks: AttackSelection = Field("gae-sim", description="link-inference attacks on the synthetic graph: 'none', 'all' or ids")
     use_features: Literal[False] = Field(False, description="structure only: the synthesis protocol releases no x")
-
-    @field_validator("attacks")
-    @classmethod
-    def _known_attacks(cls, value: str) -> str:
-        if value.strip() != "none":
-            resolve_attacks(value)  # raises ConfigError with the known ids
-        return value
 
 
 class EdgeRandSynthesisConfig(PublisherSynthesisConfig):
