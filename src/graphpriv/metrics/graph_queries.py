@@ -68,7 +68,7 @@ from scipy.sparse.linalg import eigsh
 from sklearn.metrics import normalized_mutual_info_score
 
 import graphpriv.linkpred._numba_cache  # noqa: F401 (NUMBA_CACHE_DIR set before numba compiles)
-from graphpriv.metrics.graph_stats import _degrees, _simple
+from graphpriv.metrics.graph_stats import _degrees, _simple, node_triangle_counts
 
 __all__ = [
     "PATH_QUERIES",
@@ -142,31 +142,6 @@ def _as_simple(graph) -> sp.csr_matrix:
 
 
 @njit(cache=True)
-def _node_triangles(indptr, indices, rank):  # pragma: no cover - compiled
-    """Triangles through each node (forward algorithm: edges oriented towards the higher rank,
-    each triangle found once at its lowest-ranked node, credited to its three nodes); O(E^1.5)."""
-    n = indptr.size - 1
-    mark = np.full(n, -1, dtype=np.int64)
-    tri = np.zeros(n, dtype=np.int64)
-    for u in range(n):
-        for p in range(indptr[u], indptr[u + 1]):
-            w = indices[p]
-            if rank[w] > rank[u]:
-                mark[w] = u
-        for p in range(indptr[u], indptr[u + 1]):
-            v = indices[p]
-            if rank[v] <= rank[u]:
-                continue
-            for q in range(indptr[v], indptr[v + 1]):
-                w = indices[q]
-                if rank[w] > rank[v] and mark[w] == u:
-                    tri[u] += 1
-                    tri[v] += 1
-                    tri[w] += 1
-    return tri
-
-
-@njit(cache=True)
 def _bfs_distances(indptr, indices, sources):  # pragma: no cover - compiled
     """BFS from each source: (distance sums, nodes reached incl. the source, eccentricities within
     the component, a farthest node, histogram of all distances found incl. the 0s, length N)."""
@@ -213,9 +188,7 @@ def _bfs_distances(indptr, indices, sources):  # pragma: no cover - compiled
 
 def _clustering(a: sp.csr_matrix, d: np.ndarray) -> tuple[int, float, float]:
     """(triangles, transitivity, average clustering) as networkx defines them."""
-    rank = np.empty(d.size, dtype=np.int64)
-    rank[np.lexsort((np.arange(d.size), d))] = np.arange(d.size)
-    tri = _node_triangles(a.indptr, a.indices, rank)
+    tri = node_triangle_counts(a)
     total = int(tri.sum())
     wedges = float((d * (d - 1) // 2).sum())
     transitivity = 0.0 if total == 0 else total / wedges  # 3 T / wedges; networkx: 0 without triangles

@@ -32,6 +32,7 @@ __all__ = [
     "degree_ks_distance",
     "graph_stats",
     "largest_component",
+    "node_triangle_counts",
     "path_statistics",
     "relative_edge_distribution_entropy",
     "structural_errors",
@@ -77,12 +78,12 @@ def claw_count(adj: sp.spmatrix) -> int:
 
 
 @njit(cache=True)
-def _forward_triangles(indptr, indices, rank):  # pragma: no cover - compiled
-    """Triangles by the forward algorithm: orient each edge towards the higher rank, count
-    |out(u) & out(v)| over oriented edges (u, v) with a marker array; O(E^1.5)."""
+def _node_triangles(indptr, indices, rank):  # pragma: no cover - compiled
+    """Triangles through each node (forward algorithm: edges oriented towards the higher rank,
+    each triangle found once at its lowest-ranked node, credited to its three nodes); O(E^1.5)."""
     n = indptr.size - 1
     mark = np.full(n, -1, dtype=np.int64)
-    total = 0
+    tri = np.zeros(n, dtype=np.int64)
     for u in range(n):
         for p in range(indptr[u], indptr[u + 1]):
             w = indices[p]
@@ -95,8 +96,20 @@ def _forward_triangles(indptr, indices, rank):  # pragma: no cover - compiled
             for q in range(indptr[v], indptr[v + 1]):
                 w = indices[q]
                 if rank[w] > rank[v] and mark[w] == u:
-                    total += 1
-    return total
+                    tri[u] += 1
+                    tri[v] += 1
+                    tri[w] += 1
+    return tri
+
+
+def node_triangle_counts(a: sp.csr_matrix) -> np.ndarray:
+    """``[N]`` int64: the triangles through each node of a binary symmetric CSR without self-loops
+    (as :func:`_simple` returns), by the degree-ordered forward algorithm (Schank & Wagner, 2005);
+    their sum is three times the triangle count."""
+    d = _degrees(a)
+    rank = np.empty(d.size, dtype=np.int64)
+    rank[np.lexsort((np.arange(d.size), d))] = np.arange(d.size)
+    return _node_triangles(a.indptr, a.indices, rank)
 
 
 def triangle_count(adj: sp.spmatrix) -> int:
@@ -107,10 +120,7 @@ def triangle_count(adj: sp.spmatrix) -> int:
 
 
 def _triangles(a: sp.csr_matrix) -> int:
-    d = _degrees(a)
-    rank = np.empty(d.size, dtype=np.int64)
-    rank[np.lexsort((np.arange(d.size), d))] = np.arange(d.size)
-    return int(_forward_triangles(a.indptr, a.indices, rank))
+    return int(node_triangle_counts(a).sum()) // 3
 
 
 def relative_edge_distribution_entropy(adj: sp.spmatrix) -> float:
