@@ -16,7 +16,7 @@ from graphpriv.methods.dp_1k import DP1K
 from graphpriv.methods.estimator import Estimator
 from graphpriv.methods.generator import INPUT_NOTE, GraphGenerator
 from graphpriv.methods.tmf import TmF
-from graphpriv.testing.graphs import random_graph
+from graphpriv.testing.graphs import random_graph, undirected_edge_set
 
 GENERATORS = [TmF, DP1K]
 
@@ -26,25 +26,14 @@ def graph():
     return random_graph(80, 0.1, seed=3)
 
 
-def _undirected_simple(data: Data, n: int) -> set:
-    assert isinstance(data, Data) and data.num_nodes == n
-    ei = data.edge_index
-    assert ei.dtype == torch.int64 and ei.size(0) == 2
-    assert ei.numel() == 0 or (int(ei.min()) >= 0 and int(ei.max()) < n)
-    assert not bool((ei[0] == ei[1]).any())
-    arcs = set(map(tuple, ei.t().tolist()))
-    assert len(arcs) == ei.size(1) and all((v, u) in arcs for u, v in arcs)  # both directions, once each
-    return {(u, v) for u, v in arcs if u < v}
-
-
 @pytest.mark.parametrize("cls", GENERATORS, ids=lambda c: c.__name__)
 def test_fit_and_generate_give_undirected_simple_graphs_on_the_same_nodes(cls, graph):
     est = cls(epsilon=4.0, random_state=1)
     assert isinstance(est, GraphGenerator) and est.fit(graph) is est and est.is_fitted
     assert est.num_nodes_ == 80
-    edges = _undirected_simple(est.generate(seed=5), 80)
-    assert edges == _undirected_simple(est.generate(seed=5), 80)  # the same seed, the same graph
-    assert _undirected_simple(est.generate(), 80) == _undirected_simple(est.generate(seed=est.random_state), 80)
+    edges = undirected_edge_set(est.generate(seed=5), 80)
+    assert edges == undirected_edge_set(est.generate(seed=5), 80)  # the same seed, the same graph
+    assert undirected_edge_set(est.generate(), 80) == undirected_edge_set(est.generate(seed=est.random_state), 80)
     m = undirected_pairs(graph.edge_index).shape[1]
     assert 0.3 * m < len(edges) < 2 * m  # about the input's size at epsilon 4
 

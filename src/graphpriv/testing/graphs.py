@@ -56,3 +56,20 @@ def labelled_sbm(num_nodes: int = 300, num_classes: int = 3, *, p_in: float = 0.
     data.x = torch.tensor(x, dtype=torch.float32)
     data.y = torch.tensor(y, dtype=torch.long)
     return data
+
+
+def undirected_edge_set(data, num_nodes: int) -> set[tuple[int, int]]:
+    """The undirected edges ``{(u, v), u < v}`` of a generated graph, after asserting that it is a PyG
+    ``Data`` on ``num_nodes`` nodes with an int64 ``edge_index [2, 2|E|]`` holding every edge in
+    both directions exactly once and no self-loop (AssertionError otherwise; for tests)."""
+    import torch
+    from torch_geometric.data import Data
+
+    assert isinstance(data, Data) and data.num_nodes == num_nodes
+    ei = data.edge_index
+    assert ei.dtype == torch.int64 and ei.size(0) == 2
+    assert ei.numel() == 0 or (int(ei.min()) >= 0 and int(ei.max()) < num_nodes)
+    assert not bool((ei[0] == ei[1]).any())
+    arcs = set(map(tuple, ei.t().tolist()))
+    assert len(arcs) == ei.size(1) and all((v, u) in arcs for u, v in arcs)  # both directions, once each
+    return {(u, v) for u, v in arcs if u < v}
