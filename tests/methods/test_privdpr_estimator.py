@@ -167,3 +167,23 @@ def test_loading_another_class_is_a_model_file_error(graph, tmp_path):
     path = EdgeRand(epsilon=3.0, random_state=0).fit(graph).save(tmp_path / "edgerand.pt")
     with pytest.raises(ModelFileError, match="holds a EdgeRand, not a PrivDPR"):
         PrivDPR.load(path)
+
+
+def test_the_tight_variant_is_shallower_with_the_same_noise_and_survives_save(graph, tmp_path):
+    paper = PrivDPR(random_state=3, epsilon=2.0, **FAST).fit(graph)
+    tight = PrivDPR(gradient_bound="sigmoid", random_state=3, epsilon=2.0, **FAST).fit(graph)
+    assert tight.info_["depth"] < paper.info_["depth"]
+    assert tight.info_["noise_std"] == paper.info_["noise_std"]  # the same S_grad / T, the same z
+    assert tight.privacy_report_.epsilon == paper.privacy_report_.epsilon
+    assert "1/(4s)" in " ".join(tight.privacy_report_.notes) and "1/(4s)" not in " ".join(paper.privacy_report_.notes)
+    assert tight.get_params()["gradient_bound"] == "sigmoid"
+    loaded = PrivDPR.load(tight.save(tmp_path / "tight.pt"))
+    assert loaded.gradient_bound == "sigmoid" and torch.equal(loaded.embeddings_, tight.embeddings_)
+    result = run_method("privdpr-tight", graph, seed=3, overrides={**FAST, "epsilon": 2.0, "evaluate": False})
+    assert result.info["depth"] == tight.info_["depth"] and isinstance(result.estimator, PrivDPR)
+    assert result.estimator.gradient_bound == "sigmoid"
+    with pytest.raises(ConfigError, match="gradient_bound must be one of paper, sigmoid"):
+        PrivDPR(gradient_bound="tight")
+    with pytest.raises(ConfigError, match="gradient_bound"):
+        tight.set_params(gradient_bound=4)
+    assert tight.is_fitted  # a refused change leaves the estimator as it was

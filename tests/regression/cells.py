@@ -30,6 +30,7 @@ CELLS: dict[str, dict] = {
     # the edge count the cells were pinned with (the default was "model" then; it is "input" now)
     "privdpr": {"epochs": 1, "attacks": "none", "edge_count": "model"},
     "dpr": {"epochs": 1, "attacks": "none", "edge_count": "model"},
+    "privdpr-tight": {"epochs": 1, "attacks": "none"},
     # the DPAR paper's setting the cells were pinned with (the defaults were; the one-row setting is now)
     "dpar-em0": {"epochs": 2, "node_rate": 0.09, "max_rows": None, "appr_share": 0.5},
     "dpar-em1": {"epochs": 2, "node_rate": 0.09, "max_rows": None, "appr_share": 0.5},

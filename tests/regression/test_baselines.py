@@ -20,7 +20,7 @@ TRANSDUCTIVE = {"gap-edp", "gap-inf", "gap-ndp", "gcn", "progap-edp", "progap-in
 LINK = {"dplp-ps", "dplp-ns", "seal", "lapgraph-sgnn"}
 RANK = {"dplp-rank", "dplp-rank-lin", "rank-exponential", "rank-laplace", "rank-staircase", "rank-nonprivate"}
 PUBLISH = {"ppgsl", "random-perturb", "dice", "edgerand", "lapgraph"}
-SYNTH = {"privdpr", "dpr", "tmf", "dp-1k", "privgraph", "edgerand-synthesis", "lapgraph-synthesis"}
+SYNTH = {"privdpr", "privdpr-tight", "dpr", "tmf", "dp-1k", "privgraph", "edgerand-synthesis", "lapgraph-synthesis"}
 
 
 def test_the_families_cover_the_registry():

@@ -19,6 +19,7 @@ CHEAP: dict[str, dict] = {
     "cn": {}, "dplp-rank": {"lin_epochs": 1, "umnn_epochs": 1}, "rank-laplace": {},
     "privdpr": {"epochs": 1, "evaluate": False, "r": 8, "d": 8},
     "dpr": {"epochs": 1, "evaluate": False, "r": 8, "d": 8},
+    "privdpr-tight": {"epochs": 1, "evaluate": False, "r": 8, "d": 8},
     "dpar-gm": {"epochs": 1}, "dpar-nodp": {"epochs": 1}, "dp-mlp": {"epochs": 1}, "mlp": {"epochs": 1},
     "gap-edp": {"encoder_epochs": 1, "epochs": 1}, "gap-inf": {"encoder_epochs": 1, "epochs": 1},
     "gcn": {"epochs": 1}, "progap-edp": {"epochs": 1}, "progap-inf": {"epochs": 1},

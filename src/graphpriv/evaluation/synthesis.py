@@ -40,6 +40,7 @@ from graphpriv.evaluation.baselines import chance_link_prediction
 from graphpriv.evaluation.link import training_graph
 from graphpriv.methods.base import Baseline, Progress, Result, Timer, no_progress, phase_progress
 from graphpriv.methods.privdpr import PrivDPR, PrivDPRConfig
+from graphpriv.methods.variants import PRIVDPR_BOUND
 from graphpriv.metrics.graph_queries import RELATIVE_ERROR_FIELDS, compare_queries, graph_queries
 from graphpriv.metrics.graph_stats import graph_stats, structural_errors
 from graphpriv.nn.gae import gae_embeddings
@@ -53,7 +54,7 @@ def run_privdpr(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "
 
     Args:
         config: :class:`~graphpriv.methods.privdpr.PrivDPRConfig` (``method='dpr'`` runs without
-            noise whatever ``private`` says). data: the whole graph (``edge_index``, ``num_nodes``;
+            noise whatever ``private`` says; ``privdpr-tight`` fits with ``gradient_bound='sigmoid'``). data: the whole graph (``edge_index``, ``num_nodes``;
             ``y [N]`` optional, for NC F1). seed: seeds the split, the estimator
             (``random_state``) and its generation. method: the id recorded. progress: called
             after every training epoch, then for the phases ``generation``, ``evaluation`` and
@@ -84,7 +85,8 @@ def run_privdpr(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "
     with timer.phase("split"):
         split = link_split(data, val_ratio=0.0, test_ratio=config.test_ratio, seed=seed)
         adj = to_csr(split.train_edge_index, int(data.num_nodes))
-    estimator = PrivDPR(random_state=seed, **{**config.model_dump(), "private": config.private and method != "dpr"})
+    estimator = PrivDPR(gradient_bound=PRIVDPR_BOUND.get(method, "paper"), random_state=seed,
+                        **{**config.model_dump(), "private": config.private and method != "dpr"})
     with timer.phase("training"):
         estimator.fit(training_graph(data, split), progress=progress)
     with timer.phase("generation"):

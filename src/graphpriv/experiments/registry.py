@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 #: Method id -> :class:`~graphpriv.methods.dpar.DPARClassifier`'s ``appr`` (the audits read it here).
 DPAR_APPR = variants.DPAR_APPR
+PRIVDPR_BOUND = variants.PRIVDPR_BOUND
 _RANK_VARIANTS = variants.RANK_VARIANTS
 
 
@@ -136,6 +137,9 @@ _METHODS = [
     MethodSpec("privdpr", f"{_PRIVDPR}:PrivDPRConfig", f"{_SYNTH}:run_privdpr", f"{_PRIVDPR}:PrivDPR", {},
                "synthesize: PrivDPR, deep PageRank with noise on V's gradient, graph from V V^T (node-level DP)",
                unit="node", publishes=True),
+    MethodSpec("privdpr-tight", f"{_PRIVDPR}:PrivDPRConfig", f"{_SYNTH}:run_privdpr", f"{_PRIVDPR}:PrivDPR", {},
+               "synthesize: PrivDPR with graphpriv's tighter bound (sigmoid' <= 1/4 per layer, so Eq. 13's network is "
+               "shallower for the same S_grad; node-level DP)", unit="node", publishes=True),
     MethodSpec("dpr", f"{_PRIVDPR}:PrivDPRConfig", f"{_SYNTH}:run_privdpr", f"{_PRIVDPR}:PrivDPR", {"private": False},
                "synthesize: DPR, PrivDPR without noise (no DP)", unit="node", publishes=True, private_twin="privdpr"),
     MethodSpec("dpar-em0", f"{_DPAR}:DPARConfig", f"{_NODE}:run_dpar", f"{_DPAR}:DPARClassifier", {},
@@ -295,9 +299,12 @@ def preset_settings(method: str, preset: str | None, dataset: str) -> dict[str, 
 
 def estimator_args(method: str) -> dict[str, Any]:
     """The constructor arguments that pick ``method``'s variant of its estimator, beside the config
-    (DPAR's ``appr``, the ranker's ``transform`` and ``noise``); ``{}`` for the others."""
+    (DPAR's ``appr``, PrivDPR's ``gradient_bound``, the ranker's ``transform`` and ``noise``); ``{}`` for the
+    others."""
     if method in DPAR_APPR:
         return {"appr": DPAR_APPR[method]}
+    if method in PRIVDPR_BOUND:
+        return {"gradient_bound": PRIVDPR_BOUND[method]}
     if method in _RANK_VARIANTS:
         transform, noise = _RANK_VARIANTS[method]
         return {"transform": transform, "noise": noise}

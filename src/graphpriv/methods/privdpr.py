@@ -51,10 +51,11 @@ from graphpriv.methods.base import MethodConfig, Progress, no_progress
 from graphpriv.methods.estimator import Estimator
 from graphpriv.privacy.hooks import AuditHook, noise_scale_of
 from graphpriv.privacy.units import Accounting
+from graphpriv.synthesis.deep_pagerank import GRADIENT_BOUNDS
 from graphpriv.synthesis.generation import assemble_graph, score_counts
 from graphpriv.synthesis.privdpr import train_embeddings
 
-__all__ = ["PrivDPR", "PrivDPRConfig", "generate_pairs"]
+__all__ = ["PrivDPR", "PrivDPRConfig", "check_gradient_bound", "generate_pairs"]
 
 
 class PrivDPRConfig(MethodConfig):
@@ -95,13 +96,26 @@ class PrivDPRConfig(MethodConfig):
         return self
 
 
-def _training_kwargs(config: PrivDPRConfig, *, private: bool, seed: int) -> dict:
+def _training_kwargs(config: PrivDPRConfig, *, private: bool, seed: int, gradient_bound: str = "paper") -> dict:
     """The keyword arguments of :func:`graphpriv.synthesis.privdpr.train_embeddings` for ``config``
-    (epsilon None when ``private`` is False: ``dpr``)."""
+    (epsilon None when ``private`` is False: ``dpr``) and the estimator's ``gradient_bound``."""
     return {"epsilon": config.epsilon if private else None, "delta": config.delta, "accounting": config.accounting,
             "s_grad": config.s_grad, "epochs": config.epochs, "batch_nodes": config.batch_nodes,
             "num_walks": config.num_walks, "walk_length": config.walk_length, "r": config.r, "d": config.d,
-            "s": config.s, "lr": config.lr, "gamma": config.gamma, "adam_eps": config.adam_eps, "seed": seed}
+            "s": config.s, "lr": config.lr, "gamma": config.gamma, "adam_eps": config.adam_eps, "seed": seed,
+            "gradient_bound": gradient_bound}
+
+
+def check_gradient_bound(gradient_bound: object) -> str:
+    """``gradient_bound`` when it names one of :data:`~graphpriv.synthesis.deep_pagerank.GRADIENT_BOUNDS`.
+
+    Raises:
+        ConfigError: any other value (the message lists the two).
+    """
+    if not isinstance(gradient_bound, str) or gradient_bound not in GRADIENT_BOUNDS:
+        raise ConfigError(f"gradient_bound must be one of {', '.join(GRADIENT_BOUNDS)} (got {gradient_bound!r}): "
+                          "'paper' is Theorem 4.2's 1/s per layer, 'sigmoid' graphpriv's 1/(4s)")
+    return gradient_bound
 
 
 def generate_pairs(V: torch.Tensor, config: PrivDPRConfig, *, seed: int, input_edges: int | None = None,
@@ -163,7 +177,13 @@ class PrivDPR(Estimator):
     ``edge_count='input'`` reads the fitted graph's |E|, which the report's notes state is treated
     as public. ``private=False`` (DPR) adds no noise: ``privacy_report_`` is None.
 
+    ``gradient_bound='sigmoid'`` (method id ``privdpr-tight``) computes Eq. 13's depth with graphpriv's
+    tighter bound, 1/(4s) per layer instead of Theorem 4.2's 1/s (sigmoid' <= 1/4): the same S_grad /
+    T per step, the same noise, a shallower network (docs/privdpr.md, "A tighter bound").
+
     Args:
+        gradient_bound: ``paper`` (default, Theorem 4.2) or ``sigmoid``; a constructor argument
+            beside the hyperparameters, as DPAR's ``appr`` (it picks the variant).
         random_state: seed of the training's draws (walks, initial weights, noise) and the default
             seed of :meth:`generate`.
         **params: the fields of :class:`PrivDPRConfig` (``test_ratio``, ``evaluate`` and
@@ -190,6 +210,28 @@ class PrivDPR(Estimator):
     """
 
     config_cls: ClassVar[type[MethodConfig]] = PrivDPRConfig
+
+    def __init__(self, gradient_bound: str = "paper", random_state: int | None = None, **params: Any) -> None:
+        super().__init__(random_state=random_state, **params)
+        self.gradient_bound = check_gradient_bound(gradient_bound)
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Every hyperparameter, ``gradient_bound`` and ``random_state`` (``type(self)(**get_params())``
+        is an unfitted twin)."""
+        params = super().get_params(deep)
+        return {"random_state": params.pop("random_state"), "gradient_bound": self.gradient_bound, **params}
+
+    def set_params(self, **params: Any) -> PrivDPR:
+        """Change hyperparameters or ``gradient_bound`` (validated as in the constructor); returns
+        ``self``, unfitted.
+
+        Raises:
+            ConfigError: as the constructor; nothing is changed then.
+        """
+        gradient_bound = check_gradient_bound(params.pop("gradient_bound", self.gradient_bound))
+        super().set_params(**params)
+        self.gradient_bound = gradient_bound
+        return self
 
     def fit(self, data: Data, progress: Progress = no_progress, *, audit_hook: AuditHook | None = None) -> PrivDPR:
         """Train V on the graph of ``data``; returns ``self``.
@@ -229,7 +271,8 @@ class PrivDPR(Estimator):
             raise ConfigError(f"num_edges={config.num_edges} is above the {_max_pairs(n)} node pairs of a graph "
                               f"with {n} nodes; lower num_edges")
         private = bool(config.private)
-        trained = train_embeddings(to_csr(pairs, n), **_training_kwargs(config, private=private, seed=self.random_state),
+        trained = train_embeddings(to_csr(pairs, n), **_training_kwargs(config, private=private, seed=self.random_state,
+                                                                      gradient_bound=self.gradient_bound),
                                    progress=progress, canary=None if audit_hook is None else audit_hook.canaries,
                                    noise_scale=noise_scale_of(audit_hook))
         notes: list[str] = []
@@ -249,6 +292,9 @@ class PrivDPR(Estimator):
                              f"{trained.info['rdp_epsilon_of_this_noise']:.4g} for the same noise")
             notes.append("bounded node-level DP (replace one node and its edges; N public); sensitivity "
                          "2 S_grad / T per step (replace-one doubles the paper's S_grad / T)")
+            if self.gradient_bound == "sigmoid":
+                notes.append(f"depth L = {trained.depth} from Eq. 13 with graphpriv's tighter per-layer bound "
+                             "1/(4s) (sigmoid' <= 1/4) instead of Theorem 4.2's 1/s; the same S_grad / T per step")
             report = trained.ledger.report(target_epsilon=config.epsilon, notes=notes)
         elif notes:
             info["notes"] = notes

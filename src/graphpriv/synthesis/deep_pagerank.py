@@ -4,6 +4,11 @@ Source: Zhang, Hu, Ye, Xu, "PrivDPR: Synthetic Graph Publishing with Deep PageRa
 Differential Privacy" (KDD 2025), Sec. 4.2-4.3: Eq. 4 (f), Eq. 5 (per-pair loss), Theorem 4.2
 (||dL/dV|| <= M (1/s)^(L+1) under W <- W / ||s W||_2), Eq. 13 (depth).
 
+graphpriv's tighter bound (``gradient_bound='sigmoid'``, docs/privdpr.md, "A tighter bound"):
+Theorem 4.2 bounds each sigmoid's derivative by 1, but sigmoid'(x) = sigmoid(x)(1 - sigmoid(x))
+<= 1/4 for every x, so ||df/dv|| <= (1/(4s))^(L+1) and ||dL/dV|| <= M (1/(4s))^(L+1); Eq. 13 with
+that factor asks for a shallower network at the same S_grad.
+
 f(v) = sigmoid(W_{L+1}^T sigmoid(W_L^T ... sigmoid(W_1^T v))) with W_1: r x d, W_l: d x d,
 W_{L+1}: d x 1, no biases. Every W enters f normalised, W / (s ||W||_2) (exact spectral norm), so
 ||W_WN||_2 = 1/s whatever W is; V (N x r) is not normalised and is the only released parameter.
@@ -20,12 +25,34 @@ from torch import Tensor, nn
 
 from graphpriv.errors import ConfigError
 
-__all__ = ["DeepPageRank", "depth_for_sensitivity", "gradient_bound_m", "pair_loss", "spectral_norm"]
+__all__ = ["GRADIENT_BOUNDS", "DeepPageRank", "depth_for_sensitivity", "gradient_bound_m", "layer_factor", "pair_loss",
+           "spectral_norm"]
 
 _BLAS = ThreadpoolController()
 
 #: The deepest network Eq. 13 may ask for; beyond it training is hopeless (and slow).
 MAX_DEPTH = 64
+
+#: Theorem 4.2's bound (``paper``: each sigmoid's derivative bounded by 1) and graphpriv's tighter one
+#: (``sigmoid``: by 1/4, its maximum).
+GRADIENT_BOUNDS = ("paper", "sigmoid")
+
+
+def layer_factor(s: float, gradient_bound: str = "paper") -> float:
+    """The bound on what one layer sigmoid(h W / (s ||W||_2)) multiplies ||df/dv|| by: 1/s (Theorem
+    4.2, ``paper``) or 1/(4s) (``sigmoid``: ||W / (s ||W||_2)||_2 = 1/s and sigmoid' <= 1/4).
+
+    Raises:
+        ValueError: an unknown ``gradient_bound``.
+    """
+    return 1.0 / _shrink(s, gradient_bound)
+
+
+def _shrink(s: float, gradient_bound: str) -> float:
+    """1 / :func:`layer_factor`, computed exactly: s or 4 s."""
+    if gradient_bound not in GRADIENT_BOUNDS:
+        raise ValueError(f"gradient_bound must be one of {GRADIENT_BOUNDS} (got {gradient_bound!r})")
+    return s if gradient_bound == "paper" else 4.0 * s
 
 
 def gradient_bound_m(num_nodes: int, gamma: float = 0.85) -> float:
@@ -41,12 +68,14 @@ def gradient_bound_m(num_nodes: int, gamma: float = 0.85) -> float:
 
 
 def depth_for_sensitivity(*, num_nodes: int, batch_pairs: int, iterations: int, s: float, s_grad: float,
-                          gamma: float = 0.85, max_depth: int = MAX_DEPTH) -> int:
-    """Eq. 13: the smallest L >= 0 with B M (1/s)^(L+1) <= S_grad / T.
+                          gamma: float = 0.85, max_depth: int = MAX_DEPTH, gradient_bound: str = "paper") -> int:
+    """Eq. 13: the smallest L >= 0 with B M c^(L+1) <= S_grad / T, c = :func:`layer_factor` (1/s for
+    Theorem 4.2, 1/(4s) for graphpriv's ``sigmoid`` bound).
 
     Args:
         num_nodes: N. batch_pairs: B, the most pairs a step's gradient sums. iterations: T.
         s: the normalisation factor (> 1). s_grad: the preset sensitivity S_grad (> 0).
+        gradient_bound: ``paper`` or ``sigmoid`` (:data:`GRADIENT_BOUNDS`).
 
     Returns:
         L, the number of hidden d x d layers is L - 1 (L + 1 weight matrices in all).
@@ -59,9 +88,10 @@ def depth_for_sensitivity(*, num_nodes: int, batch_pairs: int, iterations: int, 
     if s_grad <= 0 or batch_pairs < 1 or iterations < 1:
         raise ConfigError(f"need s_grad > 0, batch_pairs >= 1, iterations >= 1 (got {s_grad}, {batch_pairs}, "
                           f"{iterations})")
-    bound = batch_pairs * gradient_bound_m(num_nodes, gamma)  # B M: need B M s^-(L+1) <= S_grad / T
+    shrink = _shrink(s, gradient_bound)
+    bound = batch_pairs * gradient_bound_m(num_nodes, gamma)  # B M: need B M shrink^-(L+1) <= S_grad / T
     depth = 0
-    while bound * s ** -(depth + 1) > s_grad / iterations and depth <= max_depth:
+    while bound * shrink ** -(depth + 1) > s_grad / iterations and depth <= max_depth:
         depth += 1
     if depth > max_depth:
         raise ConfigError(f"Eq. 13 asks for L = {depth} layers (> {max_depth}): raise s (now {s}) or s_grad "

@@ -44,6 +44,7 @@ from graphpriv.privacy.engine import noisy_gradient
 from graphpriv.privacy.events import ApproxDpEvent
 from graphpriv.privacy.units import Accounting, PrivacyUnit
 from graphpriv.synthesis.deep_pagerank import (
+    GRADIENT_BOUNDS,
     DeepPageRank,
     depth_for_sensitivity,
     pair_loss,
@@ -103,7 +104,7 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
                      num_walks: int = 2, walk_length: int = 16, r: int = 128, d: int = 64, s: float = 8.0,
                      lr: float = 1e-3, gamma: float = 0.85, adam_eps: float = 1e-8, seed: int = 0,
                      progress=None, canary: GradientCanary | None = None,
-                     noise_scale: float = 1.0) -> PrivDPRTraining:
+                     noise_scale: float = 1.0, gradient_bound: str = "paper") -> PrivDPRTraining:
     """Algorithm 2, lines 1-12: train V (and the unreleased W) on ``adj``.
 
     Args:
@@ -119,6 +120,10 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
         noise_scale: the noise std 2 S_grad / T * z times this factor (1.0; other values only from a
             privacy audit's fault test, :class:`graphpriv.privacy.hooks.AuditHook`, which breaks
             the noise but not the ledger).
+        gradient_bound: ``paper`` (Theorem 4.2: each layer shrinks ||df/dv|| by 1/s) or ``sigmoid``
+            (graphpriv's: by 1/(4s), sigmoid' <= 1/4), the factor Eq. 13's depth is computed with
+            (:func:`graphpriv.synthesis.deep_pagerank.depth_for_sensitivity`). Either bounds the
+            step's summed V-gradient by S_grad / T for every W; ``sigmoid`` with fewer layers.
 
     Returns:
         :class:`PrivDPRTraining` (V ``[N, r]`` float32); its ledger has spent the T steps (phase
@@ -129,7 +134,8 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
         ``GaussianDpEvent(z)`` (``rigorous``) or ``ApproxDpEvent(eps / T, delta / T)`` (``paper``).
 
     Raises:
-        ConfigError: epsilon <= 0, s <= 1, depth over 64, T = 0, bad accounting.
+        ConfigError: epsilon <= 0, s <= 1, depth over 64, T = 0, bad accounting, an unknown
+            ``gradient_bound``.
 
     Source: Zhang, Hu, Ye, Xu, "PrivDPR: Synthetic Graph Publishing with Deep PageRank under
     Differential Privacy" (KDD 2025), Algorithm 2 and Sec. 4.3.2.
@@ -140,12 +146,14 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
         raise ConfigError(f"T = epochs * floor(N / b) = {iterations}: need N >= batch_nodes and epochs >= 1")
     if epsilon is not None and not epsilon > 0:
         raise ConfigError(f"'epsilon' must be > 0 (got {epsilon})")
+    if gradient_bound not in GRADIENT_BOUNDS:
+        raise ConfigError(f"gradient_bound must be one of {GRADIENT_BOUNDS} (got {gradient_bound!r})")
     if accounting not in ("rigorous", "paper"):
         raise ConfigError(f"accounting must be 'rigorous' or 'paper' (got {accounting!r})")
     accounting = Accounting(accounting)
     batch_pairs = batch_nodes * num_walks * walk_length
     depth = depth_for_sensitivity(num_nodes=n, batch_pairs=batch_pairs, iterations=iterations, s=s,
-                                  s_grad=s_grad, gamma=gamma)
+                                  s_grad=s_grad, gamma=gamma, gradient_bound=gradient_bound)
     ledger, z, event, info = None, None, None, {}
     if epsilon is not None:
         ledger, z, event, info = _account(epsilon, delta, accounting, iterations)
