@@ -140,3 +140,28 @@ def test_gae_keeps_pyg_sampling_up_to_the_threshold_and_samples_above():
     assert sim[1:8, 1:8].mean() > sim[1:8, 9:16].mean() + 0.2
     with pytest.raises(ValueError, match="'edges_per_epoch' must be in"):
         gae_embeddings(edge_index, n, None, edges_per_epoch=50, sample_above=40)
+
+
+def test_gae_memo_returns_what_a_fresh_training_gives(monkeypatch):
+    import graphpriv.nn.gae as gae
+
+    monkeypatch.setattr(gae, "_MEMO", type(gae._MEMO)())
+    trainings = []
+    real = gae._train
+    monkeypatch.setattr(gae, "_train", lambda *a, **k: trainings.append(k["seed"]) or real(*a, **k))
+    edge_index, n = _two_cliques()
+    first = gae_embeddings(edge_index, n, None, epochs=30, seed=2)
+    fresh = real(edge_index, n, None, hidden=128, out=64, epochs=30, lr=0.001, seed=2,
+                 edges_per_epoch=gae.EDGES_PER_EPOCH, sample_above=gae.SAMPLE_ABOVE)
+    assert torch.equal(first, fresh)  # deterministic: the memo holds what training again gives
+    first.add_(1.0)  # a caller's change does not reach the memo
+    again = gae_embeddings(edge_index.clone(), n, None, epochs=30, seed=2)
+    assert torch.equal(again, fresh) and trainings == [2]
+    gae_embeddings(edge_index, n, None, epochs=30, seed=3)  # another seed: trained
+    gae_embeddings(edge_index, n, torch.ones(n, 2), epochs=30, seed=2)  # features: trained
+    gae_embeddings(edge_index[:, 2:], n, None, epochs=30, seed=2)  # another graph: trained
+    assert trainings == [2, 3, 2, 2]
+    monkeypatch.setattr(gae, "MEMO_MAX_VALUES", 10)  # results above the cap are not kept
+    gae_embeddings(edge_index, n, None, epochs=30, seed=9)
+    gae_embeddings(edge_index, n, None, epochs=30, seed=9)
+    assert trainings[-2:] == [9, 9] and len(gae._MEMO) <= gae.MEMO_SIZE

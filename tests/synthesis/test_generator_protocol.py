@@ -86,3 +86,29 @@ def test_a_relative_error_against_an_original_zero_is_undefined_not_huge():
     metrics, info = evaluate_generated(triangle, star, Split, None, seed=0)
     assert {"triangles_re", "transitivity_re", "average_clustering_re"} <= set(info["undefined_queries"])
     assert "triangles_re" not in metrics and metrics["num_edges_re"] == 0.0
+
+
+def test_the_input_graphs_ceiling_is_computed_once_per_graph_split_and_seed(graph, monkeypatch):
+    import graphpriv.evaluation.synthesis as synthesis
+    from graphpriv.data.splits import link_split
+
+    monkeypatch.setattr(synthesis, "_INPUT_UTILITY", type(synthesis._INPUT_UTILITY)())
+    calls = []
+    real = synthesis.graph_utility
+    monkeypatch.setattr(synthesis, "graph_utility", lambda *a, **k: calls.append(1) or real(*a, **k))
+    split = link_split(graph, val_ratio=0.0, test_ratio=0.2, seed=4)
+    train = PublishedGraph(split.train_edge_index, int(graph.num_nodes))
+    first = synthesis.input_graph_utility(train, split, graph.y, seed=4)
+    assert first == real(train, split, graph.y, seed=4)  # the memo holds what a fresh computation gives
+    first["lp_auc"] = -1.0  # a caller's change does not reach the memo
+    again = synthesis.input_graph_utility(PublishedGraph(split.train_edge_index.copy(), int(graph.num_nodes)), split,
+                                          graph.y.clone(), seed=4)
+    assert len(calls) == 1 and again == real(train, split, graph.y, seed=4)
+    synthesis.input_graph_utility(train, split, graph.y, seed=5)  # another seed: computed
+    synthesis.input_graph_utility(train, split, None, seed=4)  # no labels: computed
+    other = link_split(graph, val_ratio=0.0, test_ratio=0.2, seed=6)
+    synthesis.input_graph_utility(train, other, graph.y, seed=4)  # other held-out pairs: computed
+    assert len(calls) == 4
+    monkeypatch.setattr(synthesis, "_INPUT_UTILITY_SIZE", 2)
+    synthesis.input_graph_utility(train, split, graph.y, seed=7)
+    assert len(synthesis._INPUT_UTILITY) == 2

@@ -27,7 +27,7 @@ from graphpriv.data.splits import link_split
 from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
 from graphpriv.evaluation.baselines import chance_link_prediction
 from graphpriv.evaluation.link import training_graph
-from graphpriv.evaluation.synthesis import attack_synthetic, graph_utility, query_errors
+from graphpriv.evaluation.synthesis import attack_synthetic, graph_utility, input_graph_utility, query_errors
 from graphpriv.methods.base import Baseline, MethodConfig, Progress, Result, Timer, no_progress, phase_progress
 from graphpriv.methods.dp_1k import DP1K, DP1KConfig
 from graphpriv.methods.generator import GeneratorConfig, GraphGenerator
@@ -149,7 +149,7 @@ def run_generator(estimator_cls: type[GraphGenerator | GraphPublisher], config: 
             info.update(notes)
         with timer.phase("baseline"):  # the input (training) graph's own utility: the ceiling
             step(1, 2, task="utility of the input graph (baseline)")
-            ceiling = graph_utility(train, split, labels, seed=seed)
+            ceiling = input_graph_utility(train, split, labels, seed=seed)
             step(2, 2, task="done")
         baselines += [Baseline(name="input graph", metric=name, value=value, better="reference")
                       for name, value in ceiling.items()]

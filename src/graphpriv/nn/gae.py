@@ -13,11 +13,20 @@ pair codes (:func:`graphpriv.data.graph.sample_absent_pairs`): an unbiased estim
 loss and of its gradient (minibatch training), at a cost per epoch that no longer grows with the
 edge count, besides the encoder's sparse products. Graphs up to ``sample_above`` edges train as
 before, on every edge with PyG's ``negative_sampling`` (the same draws, bit for bit).
+
+:func:`gae_embeddings` keeps its last few results (:data:`MEMO_SIZE`): the synthesis protocols
+train a GAE on a synthetic graph for its link-prediction utility and the GAE+sim attack trains
+the same GAE on the same graph with the same seed; the second call returns a copy of the first's
+embeddings instead of training again (the training is deterministic for given inputs and seed,
+so the values are those a second training gives).
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -31,13 +40,33 @@ from torch_geometric.utils import negative_sampling
 from graphpriv.data.graph import pair_codes, sample_absent_pairs
 from graphpriv.nn.gcn import GCN, sparse_adjacency
 
-__all__ = ["EDGES_PER_EPOCH", "SAMPLE_ABOVE", "gae_embeddings", "seeded"]
+__all__ = ["EDGES_PER_EPOCH", "MEMO_MAX_VALUES", "MEMO_SIZE", "SAMPLE_ABOVE", "gae_embeddings", "seeded"]
 
 #: Graphs with more edges than this train on sampled edges (2**17: above every graph the committed
 #: results rest on, e.g. EdgeRand at epsilon 4 on Cora, about 70,000 edges, which keep full epochs).
 SAMPLE_ABOVE = 2**17
 #: Positive edges per epoch on those graphs (2**15, and as many negatives).
 EDGES_PER_EPOCH = 2**15
+#: How many results :func:`gae_embeddings` keeps (least recently used dropped first), each of at
+#: most ``MEMO_MAX_VALUES`` floats (N x out; 64 MiB of float32; larger results are not kept).
+MEMO_SIZE = 4
+MEMO_MAX_VALUES = 2**24
+
+_MEMO: OrderedDict[tuple, Tensor] = OrderedDict()
+_MEMO_LOCK = threading.Lock()
+
+
+def _digest(*tensors: Tensor | None) -> str:
+    """SHA-256 of the tensors' dtypes, shapes and bytes (None counted as such)."""
+    h = hashlib.sha256()
+    for t in tensors:
+        if t is None:
+            h.update(b"none")
+            continue
+        array = t.detach().cpu().contiguous().numpy()
+        h.update(f"{array.dtype.str}{array.shape}".encode())
+        h.update(array.tobytes())
+    return h.hexdigest()
 
 
 @contextmanager
@@ -107,7 +136,9 @@ def gae_embeddings(edge_index: Tensor, num_nodes: int, x: Tensor | None, *, hidd
             on every edge with as many negatives from PyG's ``negative_sampling``.
 
     Returns:
-        ``[N, out]`` float embeddings (encoder in eval mode, no gradient).
+        ``[N, out]`` float embeddings (encoder in eval mode, no gradient); a fresh tensor, also when
+        the result comes from the memo (module docstring: the same inputs, settings, seed and
+        torch thread count give the same embeddings, computed once).
 
     Raises:
         ValueError: a graph without edges (nothing to reconstruct); ``edges_per_epoch`` outside
@@ -117,6 +148,25 @@ def gae_embeddings(edge_index: Tensor, num_nodes: int, x: Tensor | None, *, hidd
         raise ValueError("the GAE needs at least one edge")
     if edges_per_epoch is not None and not 1 <= edges_per_epoch <= sample_above:
         raise ValueError(f"'edges_per_epoch' must be in [1, sample_above={sample_above}] (got {edges_per_epoch})")
+    key = (_digest(edge_index, x), int(num_nodes), hidden, out, epochs, lr, seed, edges_per_epoch, sample_above,
+           torch.get_num_threads())
+    with _MEMO_LOCK:
+        if key in _MEMO:
+            _MEMO.move_to_end(key)
+            return _MEMO[key].clone()
+    z = _train(edge_index, num_nodes, x, hidden=hidden, out=out, epochs=epochs, lr=lr, seed=seed,
+               edges_per_epoch=edges_per_epoch, sample_above=sample_above)
+    if z.numel() <= MEMO_MAX_VALUES:
+        with _MEMO_LOCK:
+            _MEMO[key] = z.clone()
+            while len(_MEMO) > MEMO_SIZE:
+                _MEMO.popitem(last=False)
+    return z
+
+
+def _train(edge_index: Tensor, num_nodes: int, x: Tensor | None, *, hidden: int, out: int, epochs: int, lr: float,
+           seed: int, edges_per_epoch: int | None, sample_above: int) -> Tensor:
+    """:func:`gae_embeddings`' training, without the memo."""
     pos = edge_index[:, edge_index[0] < edge_index[1]]
     adj = sparse_adjacency(edge_index, num_nodes)
     pairs = _EpochPairs(edge_index, pos, num_nodes, edges_per_epoch, sample_above, seed)
