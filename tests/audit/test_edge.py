@@ -8,7 +8,10 @@ import pytest
 from graphpriv.audit import audit
 from graphpriv.audit.edge import audit_edge_release
 from graphpriv.errors import ConfigError
+from graphpriv.methods.dp_1k import DP1K
+from graphpriv.methods.privgraph import PrivGraph
 from graphpriv.methods.publishing import DICE, EdgeRand, LapGraph, RandomPerturb
+from graphpriv.methods.tmf import TmF
 from graphpriv.privacy.hooks import AuditHook
 from graphpriv.testing.graphs import random_graph
 
@@ -72,3 +75,21 @@ def test_the_lapgraph_link_predictor_is_audited_on_the_release_it_trains_on(grap
     assert not faulty.passed and faulty.epsilon_lower_bound > 5
     with pytest.raises(ConfigError, match="without canaries"):
         LapGraphLinkPredictor(epochs=1).fit(graph, audit_hook=AuditHook(canaries=object()))
+
+
+@pytest.mark.parametrize("cls", [TmF, DP1K, PrivGraph])
+def test_generators_pass_their_audit_on_one_generated_graph(graph, cls):
+    (report,) = audit(cls(epsilon=2.0), graph, canaries=2000, seed=4)
+    assert report.passed and report.claimed_epsilon == 2.0 and report.epsilon_lower_bound <= 2.0
+    assert report.unit == "edge" and "one graph generated from it" in " ".join(report.notes)
+    with pytest.raises(ConfigError, match="takes no noise fault"):
+        audit(cls(epsilon=2.0), graph, canaries=2000, seed=4, noise_scale=0.0)
+
+
+def test_the_generator_audit_reads_the_graph_its_seed_generates(graph):
+    # the audited copy releases with random_state = seed and generates with that seed: a TmF run
+    # at a large epsilon keeps the input nearly as is, so the inserted canaries show and the bound
+    # rises with epsilon, up to what 2,000 canaries can certify
+    low, high = (audit(TmF(epsilon=eps), graph, canaries=2000, seed=4)[0] for eps in (0.5, 50.0))
+    assert low.passed and high.passed
+    assert high.tpr > 0.9 and high.fpr < 0.01 and high.epsilon_lower_bound > 4 > low.epsilon_lower_bound

@@ -18,14 +18,17 @@ from graphpriv.audit.statistics import AuditReport
 from graphpriv.errors import ConfigError
 from graphpriv.methods.dpar import DPARClassifier
 from graphpriv.methods.dplp_rank import DPLPRanker
+from graphpriv.methods.dp_1k import DP1K
 from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor
 from graphpriv.methods.estimator import Estimator
 from graphpriv.methods.gap import GAPClassifier, GAPNodeClassifier
 from graphpriv.methods.lapgraph_sgnn import LapGraphLinkPredictor
 from graphpriv.methods.mlp import MLPClassifier
 from graphpriv.methods.privdpr import PrivDPR
+from graphpriv.methods.privgraph import PrivGraph
 from graphpriv.methods.progap import ProGAPNodeClassifier
 from graphpriv.methods.publishing import EdgeRand, LapGraph, RandomPerturb
+from graphpriv.methods.tmf import TmF
 
 __all__ = ["AUDITS", "Audit", "audit", "audit_for"]
 
@@ -64,6 +67,8 @@ class Audit:
 CALIBRATION_DELTA = 2e-3
 
 _EDGE = Audit("graphpriv.audit.edge:audit_edge_release", "edge", "canary non-edges, presence in the released graph")
+_GENERATED = Audit("graphpriv.audit.edge:audit_edge_release", "edge",
+                   "canary non-edges, presence in one graph generated from the release")
 
 #: estimator class -> its audit (exact classes: SEALLinkPredictor, a non-private subclass of
 #: DPLPLinkPredictor, has none).
@@ -71,6 +76,9 @@ AUDITS: dict[type[Estimator], Audit] = {
     EdgeRand: _EDGE,
     LapGraph: _EDGE,
     RandomPerturb: _EDGE,
+    TmF: _GENERATED,
+    DP1K: _GENERATED,
+    PrivGraph: _GENERATED,
     LapGraphLinkPredictor: Audit("graphpriv.audit.edge:audit_edge_release", "edge",
                                  "canary non-edges, presence in the LapGraph release the SGNN trains on",
                                  preset={"epochs": 1}),
