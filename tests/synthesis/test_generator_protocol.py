@@ -92,7 +92,7 @@ def test_the_input_graphs_ceiling_is_computed_once_per_graph_split_and_seed(grap
     import graphpriv.evaluation.synthesis as synthesis
     from graphpriv.data.splits import link_split
 
-    monkeypatch.setattr(synthesis, "_INPUT_UTILITY", type(synthesis._INPUT_UTILITY)())
+    monkeypatch.setattr(synthesis, "_INPUT_UTILITY", synthesis._Memo(64))
     calls = []
     real = synthesis.graph_utility
     monkeypatch.setattr(synthesis, "graph_utility", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -109,6 +109,22 @@ def test_the_input_graphs_ceiling_is_computed_once_per_graph_split_and_seed(grap
     other = link_split(graph, val_ratio=0.0, test_ratio=0.2, seed=6)
     synthesis.input_graph_utility(train, other, graph.y, seed=4)  # other held-out pairs: computed
     assert len(calls) == 4
-    monkeypatch.setattr(synthesis, "_INPUT_UTILITY_SIZE", 2)
+    synthesis._INPUT_UTILITY.size = 2
     synthesis.input_graph_utility(train, split, graph.y, seed=7)
-    assert len(synthesis._INPUT_UTILITY) == 2
+    assert len(synthesis._INPUT_UTILITY.items) == 2
+
+
+def test_the_input_graphs_queries_are_computed_once_per_graph_and_seed(graph, monkeypatch):
+    import graphpriv.evaluation.synthesis as synthesis
+
+    monkeypatch.setattr(synthesis, "_INPUT_QUERIES", synthesis._Memo(64))
+    calls = []
+    real = synthesis.graph_queries
+    monkeypatch.setattr(synthesis, "graph_queries", lambda *a, **k: calls.append(1) or real(*a, **k))
+    train = PublishedGraph(np.asarray(graph.edge_index[:, graph.edge_index[0] < graph.edge_index[1]]), 120)
+    synthetic = PublishedGraph(train.pairs[:, ::2].copy(), 120)
+    first = synthesis.query_errors(synthetic, train, seed=1)
+    again = synthesis.query_errors(synthetic, train, seed=1)  # the input's queries from the memo, the synthetic's fresh
+    assert first == again and len(calls) == 3
+    synthesis.query_errors(synthetic, train, seed=2)  # another seed: both computed
+    assert len(calls) == 5

@@ -25,10 +25,9 @@ from graphpriv.attacks.suite import AttackSelection
 from graphpriv.data.release import PublishedGraph
 from graphpriv.data.splits import link_split
 from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
-from graphpriv.evaluation.baselines import chance_link_prediction
 from graphpriv.evaluation.link import training_graph
-from graphpriv.evaluation.synthesis import attack_synthetic, graph_utility, input_graph_utility, query_errors
-from graphpriv.methods.base import Baseline, MethodConfig, Progress, Result, Timer, no_progress, phase_progress
+from graphpriv.evaluation.synthesis import graph_utility, judge_synthetic, query_errors
+from graphpriv.methods.base import MethodConfig, Progress, Result, Timer, no_progress, phase_progress
 from graphpriv.methods.dp_1k import DP1K, DP1KConfig
 from graphpriv.methods.generator import GeneratorConfig, GraphGenerator
 from graphpriv.methods.privgraph import PrivGraph, PrivGraphConfig
@@ -136,27 +135,11 @@ def run_generator(estimator_cls: type[GraphGenerator | GraphPublisher], config: 
             synthetic = PublishedGraph.from_data(estimator.generate(seed), with_features=False)
         else:  # a publisher: its release is the graph
             synthetic = PublishedGraph(estimator.released_.pairs, estimator.released_.num_nodes)
-    metrics: dict[str, float] = {}
     info: dict[str, object] = {**getattr(estimator, "info_", {}), "synthetic_edges": synthetic.num_edges}
-    baselines = [chance_link_prediction("lp_auc")]
-    labels = getattr(data, "y", None)
-    if getattr(config, "evaluate", getattr(config, "utility", True)):
-        step = phase_progress(progress, "evaluation")
-        with timer.phase("evaluation"):
-            step(0, 2, task="queries and utility of the synthetic graph")
-            found, notes = evaluate_generated(synthetic, train, split, labels, seed=seed)
-            metrics.update(found)
-            info.update(notes)
-        with timer.phase("baseline"):  # the input (training) graph's own utility: the ceiling
-            step(1, 2, task="utility of the input graph (baseline)")
-            ceiling = input_graph_utility(train, split, labels, seed=seed)
-            step(2, 2, task="done")
-        baselines += [Baseline(name="input graph", metric=name, value=value, better="reference")
-                      for name, value in ceiling.items()]
-    if config.attacks.strip() != "none" and synthetic.num_edges:
-        with timer.phase("attacks"):
-            metrics.update(attack_synthetic(config.attacks, synthetic, split, seed=seed,
-                                            progress=phase_progress(progress, "attacks")))
+    metrics, notes, baselines = judge_synthetic(synthetic, train, split, getattr(data, "y", None), seed=seed,
+                                                evaluate=getattr(config, "evaluate", getattr(config, "utility", True)),
+                                                attacks=config.attacks, timer=timer, progress=progress)
+    info.update(notes)
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics=metrics, privacy=estimator.privacy_report_,
                   timings=timer.finish(), info=info,

@@ -48,8 +48,8 @@ from graphpriv.metrics.graph_queries import RELATIVE_ERROR_FIELDS, compare_queri
 from graphpriv.metrics.graph_stats import graph_stats, structural_errors
 from graphpriv.nn.gae import gae_embeddings
 
-__all__ = ["attack_synthetic", "evaluate_synthetic", "graph_utility", "input_graph_utility", "query_errors",
-           "run_privdpr"]
+__all__ = ["attack_synthetic", "evaluate_synthetic", "graph_utility", "input_graph_utility", "judge_synthetic",
+           "query_errors", "run_privdpr"]
 
 
 def run_privdpr(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "privdpr",
@@ -107,29 +107,66 @@ def run_privdpr(config: PrivDPRConfig, data: Data, *, seed: int, method: str = "
     metrics: dict[str, float] = {"gradient_norm": float(info["gradient_norm_mean"])}
     if info.get("noise_norm"):
         metrics["signal_to_noise"] = metrics["gradient_norm"] / float(info["noise_norm"])
-    baselines = [chance_link_prediction("lp_auc")]
-    if config.evaluate:
-        step = phase_progress(progress, "evaluation")
-        with timer.phase("evaluation"):
-            step(0, 2, task="structure and utility of the synthetic graph")
-            metrics.update(evaluate_synthetic(release, adj, split, getattr(data, "y", None), seed=seed))
-            found, notes = query_errors(release, PublishedGraph(split.train_edge_index, int(data.num_nodes)), seed=seed)
-            metrics.update(found)
-            info.update(notes)
-        with timer.phase("baseline"):  # the input (training) graph's own utility: the ceiling
-            step(1, 2, task="utility of the input graph (baseline)")
-            unchanged = PublishedGraph(split.train_edge_index, int(data.num_nodes))
-            ceiling = input_graph_utility(unchanged, split, getattr(data, "y", None), seed=seed)
-            step(2, 2, task="done")
-        baselines += [Baseline(name="input graph", metric=name, value=value, better="reference")
-                      for name, value in ceiling.items()]
-    if config.attacks.strip() != "none" and release.num_edges:
-        with timer.phase("attacks"):
-            metrics.update(attack_synthetic(config.attacks, release, split, seed=seed,
-                                            progress=phase_progress(progress, "attacks")))
+    found, notes, baselines = judge_synthetic(release, PublishedGraph(split.train_edge_index, int(data.num_nodes)),
+                                              split, getattr(data, "y", None), seed=seed, evaluate=config.evaluate,
+                                              attacks=config.attacks, timer=timer, progress=progress, structure=adj)
+    metrics.update(found)
+    info.update(notes)
     return Result(method=method, dataset=str(getattr(data, "name", "graph")), seed=seed,
                   config=config.model_dump(mode="json"), metrics=metrics, privacy=estimator.privacy_report_,
                   timings=timer.finish(), info=info, baselines=baselines).with_release(release).with_estimator(estimator)
+
+
+def judge_synthetic(synthetic: PublishedGraph, train: PublishedGraph, split: LinkSplit, labels=None, *, seed: int,
+                    evaluate: bool, attacks: str, timer: Timer, progress: Progress = no_progress,
+                    structure: sp.csr_matrix | None = None) -> tuple[dict[str, float], dict[str, object], list[Baseline]]:
+    """What every synthesis run reports about its synthetic graph: one code path for PrivDPR's
+    protocol (:func:`run_privdpr`) and the edge-level generators'
+    (:func:`graphpriv.evaluation.generators.run_generator`).
+
+    Args:
+        synthetic: the generated graph (N nodes). train: the graph the generator was fitted on
+            (the split's 80%). split: the run's :class:`~graphpriv.data.splits.LinkSplit`.
+        labels: ``[N]`` class ids (-1: unlabelled) or None. seed: the queries', GAEs' and attacks'.
+        evaluate: compute the queries, the utility and the input graph's ceiling (phases
+            ``evaluation`` and ``baseline`` on ``timer``). attacks: ``'none'``, ``'all'`` or ids
+            (phase ``attacks``; skipped for an edgeless graph). progress: reports the phases.
+        structure: ``[N, N]`` CSR of ``train`` for PrivDPR's eight structural errors
+            (:func:`evaluate_synthetic`); None leaves them out (the generators report PGB's
+            queries only).
+
+    Returns:
+        ``(metrics, info, baselines)``: the structural errors (``structure``), PGB's query errors
+        (:func:`query_errors`), ``lp_auc`` and ``nc_f1`` (:func:`graph_utility`; a graph with
+        edges), ``attack_auc_<id>``; info: ``undefined_queries`` and ``estimated_queries``;
+        baselines: chance for ``lp_auc`` and (``evaluate``) the input graph's own ``lp_auc`` /
+        ``nc_f1`` as the ceiling (:func:`input_graph_utility`).
+    """
+    metrics: dict[str, float] = {}
+    info: dict[str, object] = {}
+    baselines = [chance_link_prediction("lp_auc")]
+    if evaluate:
+        step = phase_progress(progress, "evaluation")
+        with timer.phase("evaluation"):
+            step(0, 2, task="queries and utility of the synthetic graph")
+            if structure is not None:
+                metrics.update(evaluate_synthetic(synthetic, structure, split, labels, seed=seed))
+            found, notes = query_errors(synthetic, train, seed=seed)
+            metrics.update(found)
+            info.update(notes)
+            if synthetic.num_edges and "lp_auc" not in metrics:
+                metrics.update(graph_utility(synthetic, split, labels, seed=seed))
+        with timer.phase("baseline"):  # the input (training) graph's own utility: the ceiling
+            step(1, 2, task="utility of the input graph (baseline)")
+            ceiling = input_graph_utility(train, split, labels, seed=seed)
+            step(2, 2, task="done")
+        baselines += [Baseline(name="input graph", metric=name, value=value, better="reference")
+                      for name, value in ceiling.items()]
+    if attacks.strip() != "none" and synthetic.num_edges:
+        with timer.phase("attacks"):
+            metrics.update(attack_synthetic(attacks, synthetic, split, seed=seed,
+                                            progress=phase_progress(progress, "attacks")))
+    return metrics, info, baselines
 
 
 def evaluate_synthetic(release: PublishedGraph, adj: sp.csr_matrix, split: LinkSplit, labels=None, *,
@@ -164,6 +201,10 @@ def query_errors(synthetic: PublishedGraph, train: PublishedGraph, *, seed: int)
         synthetic: the generated graph (N nodes). train: the generator's input graph (N nodes).
         seed: the queries' seed (Louvain, sampled path sources).
 
+    The input graph's queries are the same for every run on a graph, split and seed: they are
+    computed once per process (a memo keyed on a SHA-256 of ``train``'s pairs, N and ``seed``;
+    :class:`~graphpriv.metrics.graph_queries.GraphQueries` is frozen).
+
     Returns:
         ``(metrics, info)``: metrics are the defined values of
         :func:`~graphpriv.metrics.graph_queries.compare_queries` (``num_edges_re``,
@@ -172,7 +213,8 @@ def query_errors(synthetic: PublishedGraph, train: PublishedGraph, *, seed: int)
         relative error whose original value is 0, which PGB's formula turns into |x'| / 1e-15)
         and those estimated from sampled sources (``estimated_queries``).
     """
-    original = graph_queries(to_csr(train.pairs, train.num_nodes), random_state=seed)
+    original = _INPUT_QUERIES.get((_digest(train.pairs), int(train.num_nodes), int(seed)),
+                                  lambda: graph_queries(to_csr(train.pairs, train.num_nodes), random_state=seed))
     generated = graph_queries(to_csr(synthetic.pairs, synthetic.num_nodes), random_state=seed)
     errors = compare_queries(original, generated)
     undefined = {key for key, value in errors.items() if not math.isfinite(value)}
@@ -211,12 +253,42 @@ def graph_utility(graph: PublishedGraph, split: LinkSplit, labels=None, *, seed:
     return metrics
 
 
-#: :func:`input_graph_utility`'s memo: key -> metrics, least recently used first, at most
-#: ``_INPUT_UTILITY_SIZE`` entries (a leaderboard's graphs x seeds), guarded by a lock (Dask workers
-#: may run tasks on threads).
-_INPUT_UTILITY: OrderedDict[tuple, dict[str, float]] = OrderedDict()
-_INPUT_UTILITY_SIZE = 64
-_INPUT_UTILITY_LOCK = threading.Lock()
+class _Memo:
+    """A small least-recently-used memo, guarded by a lock (Dask workers may run tasks on threads)."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self.items, self.lock = size, OrderedDict(), threading.Lock()
+
+    def get(self, key: tuple, compute):
+        """The value kept for ``key``, or ``compute()`` (kept, dropping the least recently used)."""
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        value = compute()
+        with self.lock:
+            self.items[key] = value
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+        return value
+
+
+def _digest(*arrays) -> str:
+    """SHA-256 of the arrays' dtypes, shapes and bytes (None counted as such)."""
+    digest = hashlib.sha256()
+    for part in arrays:
+        if part is None:
+            digest.update(b"none")
+            continue
+        array = np.ascontiguousarray(part)
+        digest.update(f"{array.dtype.str}{array.shape}".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+#: The input graph's ceiling and queries, per graph, split and seed: a leaderboard's graphs x seeds.
+_INPUT_UTILITY = _Memo(64)
+_INPUT_QUERIES = _Memo(64)
 
 
 def input_graph_utility(graph: PublishedGraph, split: LinkSplit, labels=None, *, seed: int) -> dict[str, float]:
@@ -224,31 +296,15 @@ def input_graph_utility(graph: PublishedGraph, split: LinkSplit, labels=None, *,
 
     The ceiling a synthesis run reports is the same for every generator and every epsilon that
     share the graph, the split and the seed (the synthesis leaderboard asks for it 30 times per
-    graph and seed, a third of a run's time): the first call computes it, later calls with the
-    same inputs return a copy of that result. The key is a SHA-256 of the graph's pairs, the
-    held-out pairs and the labels (their bytes, dtypes and shapes) with N and ``seed``.
+    graph and seed): the first call computes it, later calls with the same inputs return a copy of
+    that result. The key is a SHA-256 of the graph's pairs, the held-out pairs and the labels
+    (their bytes, dtypes and shapes) with N and ``seed``.
 
     Args, Returns: as :func:`graph_utility`.
     """
-    digest = hashlib.sha256()
-    for part in (graph.pairs, split.test_pos, split.test_neg, None if labels is None else np.asarray(labels)):
-        if part is None:
-            digest.update(b"none")
-            continue
-        array = np.ascontiguousarray(part)
-        digest.update(f"{array.dtype.str}{array.shape}".encode())
-        digest.update(array.tobytes())
-    key = (digest.hexdigest(), int(graph.num_nodes), int(seed))
-    with _INPUT_UTILITY_LOCK:
-        if key in _INPUT_UTILITY:
-            _INPUT_UTILITY.move_to_end(key)
-            return dict(_INPUT_UTILITY[key])
-    value = graph_utility(graph, split, labels, seed=seed)
-    with _INPUT_UTILITY_LOCK:
-        _INPUT_UTILITY[key] = dict(value)
-        while len(_INPUT_UTILITY) > _INPUT_UTILITY_SIZE:
-            _INPUT_UTILITY.popitem(last=False)
-    return value
+    key = (_digest(graph.pairs, split.test_pos, split.test_neg, None if labels is None else np.asarray(labels)),
+           int(graph.num_nodes), int(seed))
+    return dict(_INPUT_UTILITY.get(key, lambda: graph_utility(graph, split, labels, seed=seed)))
 
 
 def attack_synthetic(attacks: str, release: PublishedGraph, split: LinkSplit, *, seed: int,
