@@ -11,7 +11,7 @@ from graphpriv.evaluation.link import training_graph
 from graphpriv.linkpred.subgraphs import Extractor
 from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor, SEALConfig, SEALLinkPredictor
 from graphpriv.methods.estimator import Estimator
-from graphpriv.methods.heuristic import CommonNeighbours
+from graphpriv.methods.heuristic import CommonNeighbours, NeighbourhoodHeuristic
 from graphpriv.methods.lapgraph_sgnn import LapGraphConfig, LapGraphLinkPredictor
 from graphpriv.testing.graphs import labelled_sbm
 
@@ -25,6 +25,8 @@ ESTIMATORS = {
     "seal": (SEALLinkPredictor, SMALL),
     "lapgraph": (LapGraphLinkPredictor, {**SMALL, "epsilon": 2.0}),
     "cn": (CommonNeighbours, {}),
+    "aa": (NeighbourhoodHeuristic, {"heuristic": "aa"}),
+    "ra": (NeighbourhoodHeuristic, {"heuristic": "ra"}),
 }
 
 
@@ -69,12 +71,13 @@ def test_fit_predict_round_trip(fitted, split, name):
     scores = est.predict_proba(pairs)
     assert isinstance(scores, torch.Tensor) and scores.shape == (pairs.shape[1],)
     assert torch.equal(scores, est.predict_proba(pairs.numpy()))  # numpy pairs too
-    if name != "cn":  # the GNNs' sigmoid scores; CN's counts are scores, not probabilities
+    if name not in ("cn", "aa", "ra"):  # the GNNs' sigmoid scores; CN's counts are scores, not probabilities
         assert scores.min() >= 0 and scores.max() <= 1
         assert est.model_ is not None and 1 <= est.best_epoch_ <= 2 and 0 <= est.val_auc_ <= 1
         assert est.graph_.shape[0] == 2 and est.num_nodes_ == 80
-    else:
-        assert scores.dtype == torch.float64 and torch.equal(scores, scores.round())
+    else:  # counts (CN) or sums of per-neighbour weights (AA, RA): float64, not probabilities
+        assert scores.dtype == torch.float64 and scores.min() >= 0
+        assert torch.equal(scores, scores.round()) == (name == "cn") or not bool(scores.any())
     assert 0 <= est.score(split.test_pos, split.test_neg) <= 1
     assert est.predict_proba(torch.empty(2, 0, dtype=torch.long)).shape == (0,)
 
@@ -87,7 +90,7 @@ def test_save_load_gives_identical_predictions(fitted, split, tmp_path, name):
     assert type(loaded) is type(est) and loaded.get_params() == est.get_params()
     assert torch.equal(loaded.predict_proba(_pairs(split)), est.predict_proba(_pairs(split)))
     assert loaded.privacy_report_ == est.privacy_report_
-    if name != "cn":
+    if name not in ("cn", "aa", "ra"):
         assert (loaded.k_, loaded.theta_, loaded.best_epoch_) == (est.k_, est.theta_, est.best_epoch_)
         assert loaded.info_ == est.info_ and loaded.ledger_ is None
 
@@ -283,3 +286,39 @@ def test_predict_proba_on_a_given_graph(fitted, train, split, name):
     with pytest.raises(DatasetError, match="nodes but this .* was fitted on a graph of 80") as err:
         est.predict_proba(pairs, data=Data(edge_index=same.edge_index, num_nodes=90))
     _one_line(err)
+
+
+@pytest.mark.parametrize("heuristic", ["cn", "aa", "ra"])
+def test_heuristics_equal_networkx_and_their_runs(fitted, train, split, graph, heuristic):
+    import networkx as nx
+
+    from graphpriv.data.graph import undirected_pairs
+    from graphpriv.experiments.runner import run_method
+
+    g = nx.Graph()
+    g.add_nodes_from(range(int(train.num_nodes)))
+    g.add_edges_from(map(tuple, undirected_pairs(train.edge_index).T.tolist()))
+    pairs = _pairs(split)
+    ebunch = list(map(tuple, pairs.T.tolist()))
+    if heuristic == "cn":
+        expected = [len(list(nx.common_neighbors(g, u, v))) for u, v in ebunch]
+    else:
+        index = nx.adamic_adar_index if heuristic == "aa" else nx.resource_allocation_index
+        expected = [p for _, _, p in index(g, ebunch)]
+    got = fitted[heuristic].predict_proba(pairs).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    assert fitted[heuristic].heuristic == heuristic and fitted[heuristic].get_params()["heuristic"] == heuristic
+    result = run_method(heuristic, graph, seed=SEED)
+    assert result.metrics["test_auc"] == fitted[heuristic].score(split.test_pos, split.test_neg)
+    assert result.privacy is None and isinstance(result.estimator, NeighbourhoodHeuristic)
+    assert result.estimator.heuristic == heuristic
+    (baseline,) = result.baselines
+    assert baseline.name == ("chance" if heuristic == "cn" else "common neighbours")
+
+
+def test_an_unknown_heuristic_is_refused(fitted):
+    with pytest.raises(ConfigError, match="heuristic must be one of cn, aa, ra"):
+        NeighbourhoodHeuristic(heuristic="jc")
+    with pytest.raises(ConfigError, match="heuristic"):
+        fitted["aa"].set_params(heuristic="pa")
+    assert fitted["aa"].is_fitted and fitted["aa"].heuristic == "aa"  # a refused change leaves it as it was

@@ -21,6 +21,8 @@ CELLS: dict[str, dict] = {
     "seal": {"epochs": 2, "batch_size": 32},
     "lapgraph-sgnn": {"epochs": 2, "batch_size": 32, "epsilon": 4.0},
     "cn": {},
+    "aa": {},
+    "ra": {},
     "dplp-rank": {"lin_epochs": 1, "umnn_epochs": 1},
     "dplp-rank-lin": {"lin_epochs": 1},
     "rank-exponential": {},

@@ -24,10 +24,12 @@ from torch_geometric.data import Data
 
 from graphpriv.data.splits import LinkSplit, link_split
 from graphpriv.data.validation import check_data, check_seed
+from graphpriv.errors import ConfigError
 from graphpriv.evaluation.baselines import chance_link_prediction, common_neighbours
 from graphpriv.methods.base import Progress, Result, Timer, no_progress
 from graphpriv.methods.estimator import Estimator
-from graphpriv.methods.heuristic import CommonNeighbours, CommonNeighboursConfig
+from graphpriv.methods.heuristic import CommonNeighbours, CommonNeighboursConfig, NeighbourhoodHeuristic
+from graphpriv.methods.variants import HEURISTIC
 
 if TYPE_CHECKING:  # imported by the run functions that fit them: common neighbours needs neither
     from graphpriv.methods.dplp_subgraph import DPLPConfig, DPLPLinkPredictor
@@ -72,7 +74,7 @@ def evaluate_link_predictor(estimator: Estimator, data: Data, *, method: str, va
     Returns:
         :class:`Result` with ``metrics`` ``test_auc`` and ``val_auc`` (when there are validation
         pairs), the baseline (common neighbours on the same split; chance for common neighbours
-        itself), the estimator's ``privacy_report_``, its ``info_`` (a copy), the timings of the
+        itself; AA and RA are compared with common neighbours), the estimator's ``privacy_report_``, its ``info_`` (a copy), the timings of the
         split, of ``fit``'s phases and of the evaluation, and ``config``: the estimator's
         hyperparameters (JSON values).
 
@@ -97,7 +99,8 @@ def evaluate_link_predictor(estimator: Estimator, data: Data, *, method: str, va
         if val[0] is not None:
             metrics["val_auc"] = estimator.score(*val)
     with timer.phase("baseline"):
-        baseline = (chance_link_prediction() if isinstance(estimator, CommonNeighbours)
+        common = isinstance(estimator, NeighbourhoodHeuristic) and estimator.heuristic == "cn"
+        baseline = (chance_link_prediction() if common
                     else common_neighbours(train, split, private=estimator.privacy_report_ is not None))
     return Result(method=method, dataset=str(data.name), seed=seed, config=estimator.config.model_dump(mode="json"),
                   metrics=metrics, privacy=estimator.privacy_report_, timings=timer.finish(),
@@ -173,13 +176,19 @@ def run_lapgraph_sgnn(config: LapGraphConfig, data: Data, *, seed: int, method: 
 
 def run_cn(config: CommonNeighboursConfig, data: Data, *, seed: int, method: str = "cn",
            progress: Progress = no_progress) -> Result:
-    """Score the held-out pairs of the seeded link split by common neighbours on the training
-    graph (:class:`~graphpriv.methods.heuristic.CommonNeighbours`, no DP); report the AUCs.
+    """Score the held-out pairs of the seeded link split by a neighbourhood heuristic on the
+    training graph (:class:`~graphpriv.methods.heuristic.NeighbourhoodHeuristic`, no DP): common
+    neighbours for ``cn``, Adamic-Adar for ``aa``, resource allocation for ``ra``
+    (:data:`~graphpriv.methods.variants.HEURISTIC`); report the AUCs.
 
     Raises:
-        DatasetError: malformed ``data``, too few edges to split. ConfigError: a bad seed.
+        DatasetError: malformed ``data``, too few edges to split. ConfigError: a bad seed, a
+            method id that names no heuristic.
     """
+    if method not in HEURISTIC:
+        raise ConfigError(f"run_cn runs {', '.join(HEURISTIC)} (got {method!r})")
     data = check_data(data, method=method)
-    estimator = CommonNeighbours(random_state=check_seed(seed), **config.model_dump())
+    cls = CommonNeighbours if HEURISTIC[method] == "cn" else NeighbourhoodHeuristic
+    estimator = cls(heuristic=HEURISTIC[method], random_state=check_seed(seed), **config.model_dump())
     return evaluate_link_predictor(estimator, data, method=method, val_ratio=config.val_ratio,
                                    test_ratio=config.test_ratio, progress=progress)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 #: Method id -> :class:`~graphpriv.methods.dpar.DPARClassifier`'s ``appr`` (the audits read it here).
 DPAR_APPR = variants.DPAR_APPR
 PRIVDPR_BOUND = variants.PRIVDPR_BOUND
+HEURISTIC = variants.HEURISTIC
 _RANK_VARIANTS = variants.RANK_VARIANTS
 
 
@@ -121,6 +122,12 @@ _METHODS = [
                "LapGraph-perturbed training graph (edge-level DP), then the non-private SGNN", unit="edge", pure_dp=True),
     MethodSpec("cn", f"{_HEUR}:CommonNeighboursConfig", f"{_LINK}:run_cn", f"{_HEUR}:CommonNeighbours", {},
                "common neighbours on the training graph, no DP (the ceiling of k = 2 path models)",
+               private_twin="dplp-ps"),
+    MethodSpec("aa", f"{_HEUR}:CommonNeighboursConfig", f"{_LINK}:run_cn", f"{_HEUR}:NeighbourhoodHeuristic", {},
+               "Adamic-Adar on the training graph (common neighbours weighted by 1 / ln degree), no DP",
+               private_twin="dplp-ps"),
+    MethodSpec("ra", f"{_HEUR}:CommonNeighboursConfig", f"{_LINK}:run_cn", f"{_HEUR}:NeighbourhoodHeuristic", {},
+               "resource allocation on the training graph (common neighbours weighted by 1 / degree), no DP",
                private_twin="dplp-ps"),
     MethodSpec("dplp-rank", f"{_DRANK}:DPLPRankConfig", f"{_RANK}:run_rank", f"{_DRANK}:DPLPRanker", {},
                "rank: DPLP, a trained monotone UMNN transform + Gumbel top-K (protected-pair DP; De & Chakrabarti)"),
@@ -299,10 +306,12 @@ def preset_settings(method: str, preset: str | None, dataset: str) -> dict[str, 
 
 def estimator_args(method: str) -> dict[str, Any]:
     """The constructor arguments that pick ``method``'s variant of its estimator, beside the config
-    (DPAR's ``appr``, PrivDPR's ``gradient_bound``, the ranker's ``transform`` and ``noise``); ``{}`` for the
-    others."""
+    (DPAR's ``appr``, PrivDPR's ``gradient_bound``, the heuristics' ``heuristic``, the ranker's
+    ``transform`` and ``noise``); ``{}`` for the others."""
     if method in DPAR_APPR:
         return {"appr": DPAR_APPR[method]}
+    if method in HEURISTIC:
+        return {"heuristic": HEURISTIC[method]}
     if method in PRIVDPR_BOUND:
         return {"gradient_bound": PRIVDPR_BOUND[method]}
     if method in _RANK_VARIANTS:

@@ -1,10 +1,13 @@
-"""Non-private common-neighbour link prediction (a reference point on the same split as DPLP).
+"""Non-private neighbourhood heuristics for link prediction: CN, AA, RA (reference points on the
+same split as DPLP).
 
 CN(u, v) = |N(u) ∩ N(v)| on the training graph (Liben-Nowell & Kleinberg, "The link-prediction
-problem for social networks", JASIST 2007, Sec. 3). With k = 2 path subgraphs every DPLP-PS input
-is u, v and their common neighbours, so CN's AUC is the best any k = 2 model can reach
-(tests/nn/test_subgraph_gnn.py). The split and the AUCs are the link-prediction protocol's
-(:func:`graphpriv.evaluation.link.run_cn`).
+problem for social networks", JASIST 2007, Sec. 3); AA weighs each common neighbour z by
+1 / ln |N(z)| (Adamic & Adar, "Friends and neighbors on the Web", Social Networks 2003); RA by
+1 / |N(z)| (Zhou, Lü & Zhang, "Predicting missing links via local information", Eur. Phys. J. B
+2009). With k = 2 path subgraphs every DPLP-PS input is u, v and their common neighbours, so CN's
+AUC is the best any k = 2 model can reach (tests/nn/test_subgraph_gnn.py). The split and the AUCs
+are the link-prediction protocol's (:func:`graphpriv.evaluation.link.run_heuristic`).
 """
 
 from __future__ import annotations
@@ -18,51 +21,93 @@ from torch_geometric.data import Data
 
 from graphpriv.data.graph import to_csr, undirected_pairs
 from graphpriv.data.validation import check_data, check_node_pairs
-from graphpriv.errors import DatasetError
-from graphpriv.linkpred.heuristics import common_neighbours
+from graphpriv.errors import ConfigError, DatasetError
+from graphpriv.linkpred.heuristics import adamic_adar, common_neighbours, resource_allocation
 from graphpriv.methods.base import MethodConfig, Progress, no_progress
 from graphpriv.methods.estimator import Estimator
 
-__all__ = ["CommonNeighbours", "CommonNeighboursConfig"]
+__all__ = ["HEURISTICS", "CommonNeighbours", "CommonNeighboursConfig", "NeighbourhoodHeuristic", "check_heuristic"]
+
+#: The heuristics by id: ``[N, N]`` CSR adjacency and ``[2, P]`` pairs -> ``[P]`` float64 scores.
+HEURISTICS = {"cn": common_neighbours, "aa": adamic_adar, "ra": resource_allocation}
+
+
+def check_heuristic(heuristic: object) -> str:
+    """``heuristic`` when it is one of :data:`HEURISTICS`' ids.
+
+    Raises:
+        ConfigError: any other value (the message lists the ids).
+    """
+    if not isinstance(heuristic, str) or heuristic not in HEURISTICS:
+        raise ConfigError(f"heuristic must be one of {', '.join(HEURISTICS)} (got {heuristic!r})")
+    return heuristic
 
 
 class CommonNeighboursConfig(MethodConfig):
-    """The split of DPLP's protocol (85/5/10 by default); CN itself has no hyperparameter."""
+    """The split of DPLP's protocol (85/5/10 by default); the heuristics have no hyperparameter."""
 
     val_ratio: float = Field(0.05, ge=0, lt=1, description="protocol: share of edges held out for validation")
     test_ratio: float = Field(0.10, gt=0, lt=1, description="protocol: share of edges held out for testing")
 
 
-class CommonNeighbours(Estimator):
-    """Common-neighbour counts on the training graph as link scores; no differential privacy.
+class NeighbourhoodHeuristic(Estimator):
+    """A neighbourhood heuristic on the training graph as link scores (CN, AA or RA); no
+    differential privacy.
 
-    ``fit`` keeps the training graph; :meth:`predict_proba` counts the common neighbours of each
-    pair in it. The counts are scores (higher: more likely linked), not probabilities: they are
-    not in [0, 1]; only their order matters (:meth:`score` is a ROC-AUC).
+    ``fit`` keeps the training graph; :meth:`predict_proba` scores each pair in it. The scores
+    (higher: more likely linked) are not probabilities: they are not in [0, 1]; only their order
+    matters (:meth:`score` is a ROC-AUC).
 
-    No privacy: the saved file holds the training graph (``graph_``, needed to count common
-    neighbours at prediction): keep it as private as the data; nothing in it is protected.
+    No privacy: the saved file holds the training graph (``graph_``, needed to score pairs at
+    prediction): keep it as private as the data; nothing in it is protected.
 
     Args:
-        random_state: unused (CN draws nothing); kept for the estimator interface.
+        heuristic: ``cn`` (default), ``aa`` or ``ra`` (:data:`HEURISTICS`); a constructor argument
+            beside the hyperparameters, picked by the method id (``cn``, ``aa``, ``ra``).
+        random_state: unused (the heuristics draw nothing); kept for the estimator interface.
         **params: the fields of :class:`CommonNeighboursConfig` (read by the protocol only).
 
     Attributes:
         graph_: ``[2, E]`` LongTensor, the training graph's undirected edges (u < v).
         num_nodes_: N. privacy_report_: ``None`` (non-private).
+
+    Raises:
+        ConfigError: an unknown ``heuristic`` or hyperparameter.
     """
 
     config_cls = CommonNeighboursConfig
     _fitted_private = ("_adj",)
 
+    def __init__(self, heuristic: str = "cn", random_state: int | None = None, **params: Any) -> None:
+        super().__init__(random_state=random_state, **params)
+        self.heuristic = check_heuristic(heuristic)
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Every hyperparameter, ``heuristic`` and ``random_state`` (``type(self)(**get_params())``
+        is an unfitted twin)."""
+        params = super().get_params(deep)
+        return {"random_state": params.pop("random_state"), "heuristic": self.heuristic, **params}
+
+    def set_params(self, **params: Any) -> NeighbourhoodHeuristic:
+        """Change hyperparameters or ``heuristic`` (validated as in the constructor); returns
+        ``self``, unfitted.
+
+        Raises:
+            ConfigError: as the constructor; nothing is changed then.
+        """
+        heuristic = check_heuristic(params.pop("heuristic", self.heuristic))
+        super().set_params(**params)
+        self.heuristic = heuristic
+        return self
+
     def fit(self, data: Data, val_pos: Any = None, val_neg: Any = None,
-            progress: Progress | None = no_progress) -> CommonNeighbours:
+            progress: Progress | None = no_progress) -> NeighbourhoodHeuristic:
         """Keep the training graph ``data``.
 
         Args:
             data: the training graph (PyG ``Data``, ``edge_index [2, 2E]``, ``num_nodes`` N).
             val_pos, val_neg: accepted for the link protocol's common call and checked (``[2, P]``
-                node ids); CN selects nothing, so they are not used.
+                node ids); a heuristic selects nothing, so they are not used.
             progress: called once, ``progress(1, 1)`` (``None``: no progress).
 
         Returns:
@@ -84,13 +129,14 @@ class CommonNeighbours(Estimator):
         return self._fitted(None)
 
     def predict_proba(self, pairs: Any) -> torch.Tensor:
-        """Common-neighbour counts of node pairs in the training graph, as scores.
+        """The heuristic's scores of node pairs in the training graph.
 
         Args:
             pairs: ``[2, P]`` integer node ids in ``[0, num_nodes_)`` (LongTensor or numpy).
 
         Returns:
-            ``[P]`` float64 tensor of counts |N(u) ∩ N(v)| (not probabilities: not in [0, 1]).
+            ``[P]`` float64 tensor: CN counts |N(u) ∩ N(v)|, or AA / RA sums over the common
+            neighbours (not probabilities: not in [0, 1]).
 
         Raises:
             NotFittedError: before ``fit``. DatasetError: a shape other than ``[2, P]``, a
@@ -100,10 +146,10 @@ class CommonNeighbours(Estimator):
         pairs = check_node_pairs(pairs, self.num_nodes_, name="pairs")
         if self.__dict__.get("_adj") is None:
             self._adj = to_csr(self.graph_.numpy(), self.num_nodes_)
-        return torch.from_numpy(np.asarray(common_neighbours(self._adj, pairs), dtype=np.float64))
+        return torch.from_numpy(np.asarray(HEURISTICS[self.heuristic](self._adj, pairs), dtype=np.float64))
 
     def score(self, pos: Any, neg: Any) -> float:
-        """ROC-AUC of the counts of positive pairs ``pos`` against negative pairs ``neg``.
+        """ROC-AUC of the scores of positive pairs ``pos`` against negative pairs ``neg``.
 
         Args:
             pos, neg: ``[2, P]`` and ``[2, Q]`` node pairs (P, Q >= 1).
@@ -130,3 +176,8 @@ class CommonNeighbours(Estimator):
 
     def _set_state(self, state: dict[str, Any]) -> None:
         self.graph_, self.num_nodes_, self._adj = state["graph"].long(), int(state["num_nodes"]), None
+
+
+class CommonNeighbours(NeighbourhoodHeuristic):
+    """:class:`NeighbourhoodHeuristic` with ``heuristic='cn'`` by default: common-neighbour counts
+    (the ``cn`` method id; the trivial baseline of every link predictor's result)."""

@@ -8,12 +8,16 @@ the protocols of :mod:`graphpriv.evaluation` read them here, so that naming a me
 
 from __future__ import annotations
 
-__all__ = ["DPAR_APPR", "PRIVDPR_BOUND", "RANK_VARIANTS"]
+__all__ = ["DPAR_APPR", "HEURISTIC", "PRIVDPR_BOUND", "RANK_VARIANTS"]
 
 #: DPAR's method ids -> the ``appr`` of :class:`~graphpriv.methods.dpar.DPARClassifier` (Zhang, Lee, Ma,
 #: Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level Differential Privacy",
 #: Sec. 3.2: the EM-0, EM-1 and GM mechanisms of DP-APPR; ``exact``: no mechanism, no DP).
 DPAR_APPR: dict[str, str] = {"dpar-em0": "em0", "dpar-em1": "em1", "dpar-gm": "gm", "dpar-nodp": "exact"}
+
+#: The heuristics' method ids -> the ``heuristic`` of :class:`~graphpriv.methods.heuristic.NeighbourhoodHeuristic`
+#: (common neighbours, Adamic-Adar, resource allocation).
+HEURISTIC: dict[str, str] = {"cn": "cn", "aa": "aa", "ra": "ra"}
 
 #: PrivDPR's method ids -> the ``gradient_bound`` of :class:`~graphpriv.methods.privdpr.PrivDPR`
 #: (Theorem 4.2's ``paper`` bound of Zhang, Hu, Ye, Xu, "PrivDPR: Synthetic Graph Publishing with Deep
