@@ -16,11 +16,12 @@ from torch_geometric.data import Data
 
 from graphpriv.audit.statistics import AuditReport
 from graphpriv.errors import ConfigError
+from graphpriv.methods.dp_1k import DP1K
 from graphpriv.methods.dpar import DPARClassifier
 from graphpriv.methods.dplp_rank import DPLPRanker
-from graphpriv.methods.dp_1k import DP1K
 from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor
 from graphpriv.methods.estimator import Estimator
+from graphpriv.methods.gae_link import GAELinkPredictor
 from graphpriv.methods.gap import GAPClassifier, GAPNodeClassifier
 from graphpriv.methods.lapgraph_sgnn import LapGraphLinkPredictor
 from graphpriv.methods.mlp import MLPClassifier
@@ -82,6 +83,9 @@ AUDITS: dict[type[Estimator], Audit] = {
     LapGraphLinkPredictor: Audit("graphpriv.audit.edge:audit_edge_release", "edge",
                                  "canary non-edges, presence in the LapGraph release the SGNN trains on",
                                  preset={"epochs": 1}),
+    GAELinkPredictor: Audit("graphpriv.audit.edge:audit_edge_release", "edge",
+                            "canary non-edges, presence in the EdgeRand or LapGraph release the GAE trains on",
+                            preset={"epochs": 1}),
     DPLPLinkPredictor: Audit("graphpriv.audit.dplp:audit_dplp", "edge",
                              "gradient canaries (white box) and distance-2 canary edges (model score)",
                              preset={"epochs": 5}, options=("edge_canaries",)),

@@ -29,13 +29,15 @@ from graphpriv.evaluation.baselines import chance_link_prediction, common_neighb
 from graphpriv.methods.base import Progress, Result, Timer, no_progress
 from graphpriv.methods.estimator import Estimator
 from graphpriv.methods.heuristic import CommonNeighbours, CommonNeighboursConfig, NeighbourhoodHeuristic
-from graphpriv.methods.variants import HEURISTIC
+from graphpriv.methods.variants import GAE_PUBLISHER, HEURISTIC
 
 if TYPE_CHECKING:  # imported by the run functions that fit them: common neighbours needs neither
     from graphpriv.methods.dplp_subgraph import DPLPConfig, DPLPLinkPredictor
+    from graphpriv.methods.gae_link import GAELinkConfig
     from graphpriv.methods.lapgraph_sgnn import LapGraphConfig
 
-__all__ = ["evaluate_link_predictor", "run_cn", "run_dplp", "run_lapgraph_sgnn", "run_seal", "training_graph"]
+__all__ = ["evaluate_link_predictor", "run_cn", "run_dplp", "run_gae_link", "run_lapgraph_sgnn", "run_seal",
+           "training_graph"]
 
 
 def training_graph(data: Data, split: LinkSplit) -> Data:
@@ -190,5 +192,25 @@ def run_cn(config: CommonNeighboursConfig, data: Data, *, seed: int, method: str
     data = check_data(data, method=method)
     cls = CommonNeighbours if HEURISTIC[method] == "cn" else NeighbourhoodHeuristic
     estimator = cls(heuristic=HEURISTIC[method], random_state=check_seed(seed), **config.model_dump())
+    return evaluate_link_predictor(estimator, data, method=method, val_ratio=config.val_ratio,
+                                   test_ratio=config.test_ratio, progress=progress)
+
+
+def run_gae_link(config: GAELinkConfig, data: Data, *, seed: int, method: str = "gae",
+                 progress: Progress = no_progress) -> Result:
+    """A GAE link predictor on the seeded link split: on the training graph (``gae``, no DP), or on
+    its EdgeRand or LapGraph release (``edgerand-gae``, ``lapgraph-gae``: edge-level DP;
+    :data:`~graphpriv.methods.variants.GAE_PUBLISHER`); report the AUCs beside common neighbours.
+
+    Raises:
+        DatasetError: malformed ``data``, too few edges to split. ConfigError: a bad seed, a
+            method id that names no GAE link predictor, an EdgeRand release above ``max_edges``.
+    """
+    from graphpriv.methods.gae_link import GAELinkPredictor
+
+    if method not in GAE_PUBLISHER:
+        raise ConfigError(f"run_gae_link runs {', '.join(GAE_PUBLISHER)} (got {method!r})")
+    data = check_data(data, method=method)
+    estimator = GAELinkPredictor(publisher=GAE_PUBLISHER[method], random_state=check_seed(seed), **config.model_dump())
     return evaluate_link_predictor(estimator, data, method=method, val_ratio=config.val_ratio,
                                    test_ratio=config.test_ratio, progress=progress)

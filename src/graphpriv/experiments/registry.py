@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 DPAR_APPR = variants.DPAR_APPR
 PRIVDPR_BOUND = variants.PRIVDPR_BOUND
 HEURISTIC = variants.HEURISTIC
+GAE_PUBLISHER = variants.GAE_PUBLISHER
 _RANK_VARIANTS = variants.RANK_VARIANTS
 
 
@@ -99,7 +100,7 @@ _DPLP, _LAPG, _HEUR = "graphpriv.methods.dplp_subgraph", "graphpriv.methods.lapg
 _DRANK, _PRIVDPR, _DPAR = "graphpriv.methods.dplp_rank", "graphpriv.methods.privdpr", "graphpriv.methods.dpar"
 _MLP, _PPGSL, _PUB = "graphpriv.methods.mlp", "graphpriv.methods.ppgsl", "graphpriv.methods.publishing"
 _GAP, _TRANSDUCTIVE = "graphpriv.methods.gap", "graphpriv.evaluation.transductive"
-_GENERATE = "graphpriv.evaluation.generators"
+_GENERATE, _GAEL = "graphpriv.evaluation.generators", "graphpriv.methods.gae_link"
 #: :class:`graphpriv.linkpred.subgraphs.Extractor`'s values (a ``str`` enum; the config validates
 #: the value into the member, so ``config.extractor is Extractor.PATH`` as before).
 _PATH, _NEIGHBOURHOOD = "path", "neighbourhood"
@@ -123,6 +124,13 @@ _METHODS = [
     MethodSpec("cn", f"{_HEUR}:CommonNeighboursConfig", f"{_LINK}:run_cn", f"{_HEUR}:CommonNeighbours", {},
                "common neighbours on the training graph, no DP (the ceiling of k = 2 path models)",
                private_twin="dplp-ps"),
+    MethodSpec("gae", f"{_GAEL}:GAELinkConfig", f"{_LINK}:run_gae_link", f"{_GAEL}:GAELinkPredictor", {},
+               "GAE inner products on the training graph, no DP (features when the graph has them)",
+               private_twin="lapgraph-gae"),
+    MethodSpec("edgerand-gae", f"{_GAEL}:GAELinkConfig", f"{_LINK}:run_gae_link", f"{_GAEL}:GAELinkPredictor", {},
+               "EdgeRand release of the training graph (edge-level DP), then a GAE on it", unit="edge", pure_dp=True),
+    MethodSpec("lapgraph-gae", f"{_GAEL}:GAELinkConfig", f"{_LINK}:run_gae_link", f"{_GAEL}:GAELinkPredictor", {},
+               "LapGraph release of the training graph (edge-level DP), then a GAE on it", unit="edge", pure_dp=True),
     MethodSpec("aa", f"{_HEUR}:CommonNeighboursConfig", f"{_LINK}:run_cn", f"{_HEUR}:NeighbourhoodHeuristic", {},
                "Adamic-Adar on the training graph (common neighbours weighted by 1 / ln degree), no DP",
                private_twin="dplp-ps"),
@@ -306,12 +314,14 @@ def preset_settings(method: str, preset: str | None, dataset: str) -> dict[str, 
 
 def estimator_args(method: str) -> dict[str, Any]:
     """The constructor arguments that pick ``method``'s variant of its estimator, beside the config
-    (DPAR's ``appr``, PrivDPR's ``gradient_bound``, the heuristics' ``heuristic``, the ranker's
-    ``transform`` and ``noise``); ``{}`` for the others."""
+    (DPAR's ``appr``, PrivDPR's ``gradient_bound``, the heuristics' ``heuristic``, the GAE link
+    predictors' ``publisher``, the ranker's ``transform`` and ``noise``); ``{}`` for the others."""
     if method in DPAR_APPR:
         return {"appr": DPAR_APPR[method]}
     if method in HEURISTIC:
         return {"heuristic": HEURISTIC[method]}
+    if method in GAE_PUBLISHER:
+        return {"publisher": GAE_PUBLISHER[method]}
     if method in PRIVDPR_BOUND:
         return {"gradient_bound": PRIVDPR_BOUND[method]}
     if method in _RANK_VARIANTS:

@@ -8,7 +8,7 @@ the protocols of :mod:`graphpriv.evaluation` read them here, so that naming a me
 
 from __future__ import annotations
 
-__all__ = ["DPAR_APPR", "HEURISTIC", "PRIVDPR_BOUND", "RANK_VARIANTS"]
+__all__ = ["DPAR_APPR", "GAE_PUBLISHER", "HEURISTIC", "PRIVDPR_BOUND", "RANK_VARIANTS"]
 
 #: DPAR's method ids -> the ``appr`` of :class:`~graphpriv.methods.dpar.DPARClassifier` (Zhang, Lee, Ma,
 #: Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level Differential Privacy",
@@ -18,6 +18,11 @@ DPAR_APPR: dict[str, str] = {"dpar-em0": "em0", "dpar-em1": "em1", "dpar-gm": "g
 #: The heuristics' method ids -> the ``heuristic`` of :class:`~graphpriv.methods.heuristic.NeighbourhoodHeuristic`
 #: (common neighbours, Adamic-Adar, resource allocation).
 HEURISTIC: dict[str, str] = {"cn": "cn", "aa": "aa", "ra": "ra"}
+
+#: The GAE link predictors' method ids -> the ``publisher`` of
+#: :class:`~graphpriv.methods.gae_link.GAELinkPredictor` (the training graph itself, or its EdgeRand or
+#: LapGraph release).
+GAE_PUBLISHER: dict[str, str] = {"gae": "none", "edgerand-gae": "edgerand", "lapgraph-gae": "lapgraph"}
 
 #: PrivDPR's method ids -> the ``gradient_bound`` of :class:`~graphpriv.methods.privdpr.PrivDPR`
 #: (Theorem 4.2's ``paper`` bound of Zhang, Hu, Ye, Xu, "PrivDPR: Synthetic Graph Publishing with Deep
