@@ -112,3 +112,12 @@ def test_dplp_ns_uses_lemma_2(graph):
     result = run(cfg, graph, seed=0, method="dplp-ns")
     assert result.info["dependency_bound_M"] == neighbourhood_bound(1, 3, 1.0)
     assert result.info["empirical_max_lsn"] <= result.info["dependency_bound_M"]
+
+
+@pytest.mark.parametrize("k,reason", [(1, "hidden from the model"), (7, "grow as theta\\^k"), (0, "own link only")])
+def test_k_outside_2_to_6_is_refused_with_its_reason(k, reason):
+    from graphpriv.experiments.registry import make_config
+
+    with pytest.raises(ConfigError, match=f"k must be in 2..6 or 'auto' \\(got {k}\\).*{reason}"):
+        make_config("dplp-ps", {"k": k})
+    assert make_config("dplp-ps", {"k": "auto"}).k == "auto" and make_config("dplp-ps", {"k": 6}).k == 6

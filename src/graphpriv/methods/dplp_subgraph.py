@@ -36,7 +36,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 import torch
 from dp_accounting import dp_event
-from pydantic import Field
+from pydantic import Field, field_validator
 from sklearn.metrics import roc_auc_score
 from torch_geometric.data import Data
 
@@ -111,6 +111,19 @@ class DPLPConfig(MethodConfig):
     test_ratio: float = Field(0.10, gt=0, lt=1, description="protocol: share of edges held out for testing")
     eval_batch_size: int = Field(256, ge=1)
     buckets: int = Field(4, ge=1, description="size buckets per DP-SGD batch (speed only)")
+
+    @field_validator("k", mode="before")
+    @classmethod
+    def _k_in_range(cls, value: object) -> object:
+        """k in 2..6 or 'auto', refused with the reason (the bound of
+        :func:`graphpriv.privacy.sensitivity.path_bound` is derived for 2..6)."""
+        if isinstance(value, int) and not isinstance(value, bool) and not 2 <= value <= 6:
+            reason = ("a path subgraph with k = 1 holds the pair's own link only, which is hidden from the model"
+                      if value < 2 else
+                      "the links one edge can reach grow as theta^k (the dependency bound M: 288 at k = 4, 2,336 at "
+                      "k = 6 with theta = 8), and the noise with them; already at k = 4 Yeast cannot learn")
+            raise ValueError(f"k must be in 2..6 or 'auto' (got {value}): {reason}")
+        return value
 
 
 class SEALConfig(DPLPConfig):
