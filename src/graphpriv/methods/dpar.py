@@ -166,30 +166,15 @@ class DPARClassifier(NodeClassifier):
     """
 
     config_cls = DPARConfig
+    variant_param = "appr"
     _fitted_private = ("_noise_record",)
 
     def __init__(self, appr: str = "gm", random_state: int | None = None, **params: Any) -> None:
         super().__init__(random_state=random_state, **params)
         self.appr = check_appr(appr, private=self._config.private)
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Every hyperparameter, ``appr`` and ``random_state`` (``type(self)(**get_params())`` is an
-        unfitted twin)."""
-        params = super().get_params(deep)
-        return {"random_state": params.pop("random_state"), "appr": self.appr, **params}
-
-    def set_params(self, **params: Any) -> DPARClassifier:
-        """Change hyperparameters or ``appr`` (validated as in the constructor); returns ``self``.
-
-        Raises:
-            ConfigError: as the constructor; nothing is changed then.
-        """
-        appr = params.pop("appr", self.appr)
-        config = self._validate({k: v for k, v in params.items() if k != "random_state"}, base=self._config)
-        check_appr(appr, private=config.private)  # before anything changes (set_params clears the fitted state)
-        super().set_params(**params)
-        self.appr = appr
-        return self
+    def _check_variant(self, value: Any, config: DPARConfig) -> str:
+        return check_appr(value, private=config.private)
 
     def fit(self, data: Data, train_nodes: object = None, *, num_classes: int | None = None,
             progress: Progress | None = no_progress, audit_hook: AuditHook | None = None) -> DPARClassifier:

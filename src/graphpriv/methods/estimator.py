@@ -66,6 +66,11 @@ class Estimator:
     """
 
     config_cls: ClassVar[type[MethodConfig]]
+    #: The constructor argument beside the hyperparameters that picks the estimator's variant (DPAR's
+    #: ``appr``, PrivDPR's ``gradient_bound``, ...), kept as the attribute of that name and checked
+    #: by :meth:`_check_variant`; None (default) for an estimator without one. :meth:`get_params`
+    #: lists it after ``random_state`` and :meth:`set_params` changes it.
+    variant_param: ClassVar[str | None] = None
     #: Private attributes ``fit`` sets beside the public ``*_`` ones (dropped with them when the
     #: estimator is unfitted by :meth:`set_params`).
     _fitted_private: ClassVar[tuple[str, ...]] = ()
@@ -105,27 +110,43 @@ class Estimator:
         return self._config.model_copy()
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Every hyperparameter (JSON values) and ``random_state``: ``type(self)(**get_params())``
-        builds an unfitted twin. ``deep`` is accepted for scikit-learn compatibility."""
-        return {"random_state": self._random_state_param, **self._config.model_dump(mode="json")}
+        """Every hyperparameter (JSON values), ``random_state`` and the variant argument
+        (:attr:`variant_param`, when the class has one): ``type(self)(**get_params())`` builds an
+        unfitted twin. ``deep`` is accepted for scikit-learn compatibility."""
+        params: dict[str, Any] = {"random_state": self._random_state_param}
+        if self.variant_param is not None:
+            params[self.variant_param] = getattr(self, self.variant_param)
+        return {**params, **self._config.model_dump(mode="json")}
 
     def set_params(self, **params: Any) -> Estimator:
-        """Change hyperparameters (validated as in the constructor); returns ``self``. A fitted
-        estimator becomes unfitted (its ``*_`` attributes are dropped): its model, release or
-        privacy report would no longer match its hyperparameters.
+        """Change hyperparameters or the variant argument (validated as in the constructor); returns
+        ``self``. A fitted estimator becomes unfitted (its ``*_`` attributes are dropped): its
+        model, release or privacy report would no longer match its hyperparameters.
 
         Raises:
             ConfigError: an unknown name or an invalid value; nothing is changed then.
         """
+        name = self.variant_param
+        variant = params.pop(name, getattr(self, name)) if name is not None else None
         has_seed = "random_state" in params
         seed = params.pop("random_state", None)
         if has_seed and seed is not None:
             check_seed(seed)
-        self._config = self._validate(params, base=self._config)
+        config = self._validate(params, base=self._config)
+        if name is not None:
+            variant = self._check_variant(variant, config)  # before anything changes
+        self._config = config
         if has_seed:
             self._set_random_state(seed)
+        if name is not None:
+            setattr(self, name, variant)
         self._unfit()
         return self
+
+    def _check_variant(self, value: Any, config: MethodConfig) -> Any:
+        """The variant argument ``value`` checked against the (new) hyperparameters ``config``;
+        subclasses with a :attr:`variant_param` implement it (raising ConfigError)."""
+        raise NotImplementedError
 
     def _unfit(self) -> None:
         """Drop the fitted state: every public ``*_`` attribute, ``_fitted_private`` and the flag."""

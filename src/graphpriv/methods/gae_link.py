@@ -95,28 +95,14 @@ class GAELinkPredictor(Estimator):
     """
 
     config_cls = GAELinkConfig
+    variant_param = "publisher"
 
     def __init__(self, publisher: str = "none", random_state: int | None = None, **params: Any) -> None:
         super().__init__(random_state=random_state, **params)
         self.publisher = check_publisher(publisher)
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Every hyperparameter, ``publisher`` and ``random_state`` (``type(self)(**get_params())``
-        is an unfitted twin)."""
-        params = super().get_params(deep)
-        return {"random_state": params.pop("random_state"), "publisher": self.publisher, **params}
-
-    def set_params(self, **params: Any) -> GAELinkPredictor:
-        """Change hyperparameters or ``publisher`` (validated as in the constructor); returns
-        ``self``, unfitted.
-
-        Raises:
-            ConfigError: as the constructor; nothing is changed then.
-        """
-        publisher = check_publisher(params.pop("publisher", self.publisher))
-        super().set_params(**params)
-        self.publisher = publisher
-        return self
+    def _check_variant(self, value: Any, config: GAELinkConfig) -> str:
+        return check_publisher(value)
 
     def fit(self, data: Data, val_pos: Any = None, val_neg: Any = None, progress: Progress | None = no_progress,
             *, audit_hook: AuditHook | None = None) -> GAELinkPredictor:

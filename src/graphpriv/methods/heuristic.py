@@ -76,29 +76,15 @@ class NeighbourhoodHeuristic(Estimator):
     """
 
     config_cls = CommonNeighboursConfig
+    variant_param = "heuristic"
     _fitted_private = ("_adj",)
 
     def __init__(self, heuristic: str = "cn", random_state: int | None = None, **params: Any) -> None:
         super().__init__(random_state=random_state, **params)
         self.heuristic = check_heuristic(heuristic)
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Every hyperparameter, ``heuristic`` and ``random_state`` (``type(self)(**get_params())``
-        is an unfitted twin)."""
-        params = super().get_params(deep)
-        return {"random_state": params.pop("random_state"), "heuristic": self.heuristic, **params}
-
-    def set_params(self, **params: Any) -> NeighbourhoodHeuristic:
-        """Change hyperparameters or ``heuristic`` (validated as in the constructor); returns
-        ``self``, unfitted.
-
-        Raises:
-            ConfigError: as the constructor; nothing is changed then.
-        """
-        heuristic = check_heuristic(params.pop("heuristic", self.heuristic))
-        super().set_params(**params)
-        self.heuristic = heuristic
-        return self
+    def _check_variant(self, value: Any, config: CommonNeighboursConfig) -> str:
+        return check_heuristic(value)
 
     def fit(self, data: Data, val_pos: Any = None, val_neg: Any = None,
             progress: Progress | None = no_progress) -> NeighbourhoodHeuristic:

@@ -210,28 +210,14 @@ class PrivDPR(Estimator):
     """
 
     config_cls: ClassVar[type[MethodConfig]] = PrivDPRConfig
+    variant_param = "gradient_bound"
 
     def __init__(self, gradient_bound: str = "paper", random_state: int | None = None, **params: Any) -> None:
         super().__init__(random_state=random_state, **params)
         self.gradient_bound = check_gradient_bound(gradient_bound)
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Every hyperparameter, ``gradient_bound`` and ``random_state`` (``type(self)(**get_params())``
-        is an unfitted twin)."""
-        params = super().get_params(deep)
-        return {"random_state": params.pop("random_state"), "gradient_bound": self.gradient_bound, **params}
-
-    def set_params(self, **params: Any) -> PrivDPR:
-        """Change hyperparameters or ``gradient_bound`` (validated as in the constructor); returns
-        ``self``, unfitted.
-
-        Raises:
-            ConfigError: as the constructor; nothing is changed then.
-        """
-        gradient_bound = check_gradient_bound(params.pop("gradient_bound", self.gradient_bound))
-        super().set_params(**params)
-        self.gradient_bound = gradient_bound
-        return self
+    def _check_variant(self, value: Any, config: PrivDPRConfig) -> str:
+        return check_gradient_bound(value)
 
     def fit(self, data: Data, progress: Progress = no_progress, *, audit_hook: AuditHook | None = None) -> PrivDPR:
         """Train V on the graph of ``data``; returns ``self``.
