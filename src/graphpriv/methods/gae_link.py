@@ -26,9 +26,10 @@ from torch_geometric.data import Data
 from graphpriv.data.graph import undirected_pairs
 from graphpriv.data.release import PublishedGraph
 from graphpriv.data.validation import IF_PRESENT, check_data, check_node_pairs
-from graphpriv.errors import ConfigError, DatasetError
+from graphpriv.errors import ConfigError
 from graphpriv.methods.base import MethodConfig, Progress, no_progress
 from graphpriv.methods.estimator import Estimator
+from graphpriv.methods.pair_auc import PairAUC
 from graphpriv.methods.publishing import EdgeRand, LapGraph
 from graphpriv.nn.gae import gae_embeddings
 from graphpriv.privacy.hooks import AuditHook
@@ -68,7 +69,7 @@ class GAELinkConfig(MethodConfig):
     test_ratio: float = Field(0.10, gt=0, lt=1, description="protocol: share of edges held out for testing")
 
 
-class GAELinkPredictor(Estimator):
+class GAELinkPredictor(PairAUC, Estimator):
     """A GAE's inner products as link scores, trained on the training graph or on its release.
 
     Privacy: with ``publisher='edgerand'`` or ``'lapgraph'``, edge-level epsilon-DP of the release
@@ -181,29 +182,6 @@ class GAELinkPredictor(Estimator):
         pairs = torch.from_numpy(np.asarray(check_node_pairs(pairs, self.num_nodes_, name="pairs"), dtype=np.int64))
         z = self.embeddings_
         return torch.sigmoid((z[pairs[0]] * z[pairs[1]]).sum(dim=1))
-
-    def score(self, pos: Any, neg: Any) -> float:
-        """ROC-AUC of the scores of positive pairs ``pos`` against negative pairs ``neg``.
-
-        Args:
-            pos, neg: ``[2, P]`` and ``[2, Q]`` node pairs (P, Q >= 1).
-
-        Returns:
-            The AUC in [0, 1] (ties count one half).
-
-        Raises:
-            NotFittedError: before ``fit``. DatasetError: malformed or empty pairs.
-        """
-        self._check_fitted()
-        pos = check_node_pairs(pos, self.num_nodes_, name="pos")
-        neg = check_node_pairs(neg, self.num_nodes_, name="neg")
-        if not pos.shape[1] or not neg.shape[1]:
-            raise DatasetError(f"score needs at least one positive and one negative pair (got {pos.shape[1]} and "
-                               f"{neg.shape[1]})")
-        from sklearn.metrics import roc_auc_score  # here, not at the top: sklearn takes ~0.5 s to import
-
-        scores = self.predict_proba(np.concatenate([pos, neg], axis=1)).double().numpy()
-        return float(roc_auc_score(np.r_[np.ones(pos.shape[1]), np.zeros(neg.shape[1])], scores))
 
     def _get_state(self) -> dict[str, Any]:
         return {"embeddings": self.embeddings_.clone(), "graph": self.graph_.clone(), "num_nodes": self.num_nodes_,

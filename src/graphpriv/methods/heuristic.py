@@ -21,10 +21,11 @@ from torch_geometric.data import Data
 
 from graphpriv.data.graph import to_csr, undirected_pairs
 from graphpriv.data.validation import check_data, check_node_pairs
-from graphpriv.errors import ConfigError, DatasetError
+from graphpriv.errors import ConfigError
 from graphpriv.linkpred.heuristics import adamic_adar, common_neighbours, resource_allocation
 from graphpriv.methods.base import MethodConfig, Progress, no_progress
 from graphpriv.methods.estimator import Estimator
+from graphpriv.methods.pair_auc import PairAUC
 
 __all__ = ["HEURISTICS", "CommonNeighbours", "CommonNeighboursConfig", "NeighbourhoodHeuristic", "check_heuristic"]
 
@@ -50,7 +51,7 @@ class CommonNeighboursConfig(MethodConfig):
     test_ratio: float = Field(0.10, gt=0, lt=1, description="protocol: share of edges held out for testing")
 
 
-class NeighbourhoodHeuristic(Estimator):
+class NeighbourhoodHeuristic(PairAUC, Estimator):
     """A neighbourhood heuristic on the training graph as link scores (CN, AA or RA); no
     differential privacy.
 
@@ -133,29 +134,6 @@ class NeighbourhoodHeuristic(Estimator):
         if self.__dict__.get("_adj") is None:
             self._adj = to_csr(self.graph_.numpy(), self.num_nodes_)
         return torch.from_numpy(np.asarray(HEURISTICS[self.heuristic](self._adj, pairs), dtype=np.float64))
-
-    def score(self, pos: Any, neg: Any) -> float:
-        """ROC-AUC of the scores of positive pairs ``pos`` against negative pairs ``neg``.
-
-        Args:
-            pos, neg: ``[2, P]`` and ``[2, Q]`` node pairs (P, Q >= 1).
-
-        Returns:
-            The AUC in [0, 1] (ties count one half).
-
-        Raises:
-            NotFittedError: before ``fit``. DatasetError: malformed or empty pairs.
-        """
-        self._check_fitted()
-        pos = check_node_pairs(pos, self.num_nodes_, name="pos")
-        neg = check_node_pairs(neg, self.num_nodes_, name="neg")
-        if not pos.shape[1] or not neg.shape[1]:
-            raise DatasetError(f"score needs at least one positive and one negative pair (got {pos.shape[1]} and "
-                               f"{neg.shape[1]})")
-        from sklearn.metrics import roc_auc_score  # here, not at the top: sklearn takes ~0.5 s to import
-
-        scores = self.predict_proba(np.concatenate([pos, neg], axis=1)).numpy()
-        return float(roc_auc_score(np.r_[np.ones(pos.shape[1]), np.zeros(neg.shape[1])], scores))
 
     def _get_state(self) -> dict[str, Any]:
         return {"graph": self.graph_, "num_nodes": self.num_nodes_}
