@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 import torch
 
+from graphpriv.memo import Memo
 from graphpriv.nn.gae import gae_embeddings, seeded
 from graphpriv.nn.gcn import GCN, train_node_classifier
 
@@ -145,7 +146,7 @@ def test_gae_keeps_pyg_sampling_up_to_the_threshold_and_samples_above():
 def test_gae_memo_returns_what_a_fresh_training_gives(monkeypatch):
     import graphpriv.nn.gae as gae
 
-    monkeypatch.setattr(gae, "_MEMO", type(gae._MEMO)())
+    monkeypatch.setattr(gae, "_MEMO", Memo(gae.MEMO_SIZE))
     trainings = []
     real = gae._train
     monkeypatch.setattr(gae, "_train", lambda *a, **k: trainings.append(k["seed"]) or real(*a, **k))
@@ -164,4 +165,14 @@ def test_gae_memo_returns_what_a_fresh_training_gives(monkeypatch):
     monkeypatch.setattr(gae, "MEMO_MAX_VALUES", 10)  # results above the cap are not kept
     gae_embeddings(edge_index, n, None, epochs=30, seed=9)
     gae_embeddings(edge_index, n, None, epochs=30, seed=9)
-    assert trainings[-2:] == [9, 9] and len(gae._MEMO) <= gae.MEMO_SIZE
+    assert trainings[-2:] == [9, 9] and len(gae._MEMO.items) <= gae.MEMO_SIZE
+
+
+def test_array_digest_tells_dtype_shape_and_values_apart():
+    from graphpriv.memo import array_digest
+
+    a = np.arange(6, dtype=np.int64).reshape(2, 3)
+    assert array_digest(a) == array_digest(a.copy()) == array_digest(torch.from_numpy(a))
+    assert array_digest(a) != array_digest(a.astype(np.int32))
+    assert array_digest(a) != array_digest(a.reshape(3, 2))
+    assert array_digest(a, None) != array_digest(None, a) != array_digest(a)

@@ -12,6 +12,7 @@ from graphpriv.errors import ConfigError
 from graphpriv.evaluation.generators import evaluate_generated
 from graphpriv.experiments.runner import run_method
 from graphpriv.experiments.store import ResultStore
+from graphpriv.memo import Memo
 from graphpriv.metrics.graph_queries import PGB_COLUMNS, compare_queries
 from graphpriv.testing.graphs import labelled_sbm
 
@@ -92,7 +93,7 @@ def test_the_input_graphs_ceiling_is_computed_once_per_graph_split_and_seed(grap
     import graphpriv.evaluation.synthesis as synthesis
     from graphpriv.data.splits import link_split
 
-    monkeypatch.setattr(synthesis, "_INPUT_UTILITY", synthesis._Memo(64))
+    monkeypatch.setattr(synthesis, "_INPUT_UTILITY", Memo(64))
     calls = []
     real = synthesis.graph_utility
     monkeypatch.setattr(synthesis, "graph_utility", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -117,7 +118,7 @@ def test_the_input_graphs_ceiling_is_computed_once_per_graph_split_and_seed(grap
 def test_the_input_graphs_queries_are_computed_once_per_graph_and_seed(graph, monkeypatch):
     import graphpriv.evaluation.synthesis as synthesis
 
-    monkeypatch.setattr(synthesis, "_INPUT_QUERIES", synthesis._Memo(64))
+    monkeypatch.setattr(synthesis, "_INPUT_QUERIES", Memo(64))
     calls = []
     real = synthesis.graph_queries
     monkeypatch.setattr(synthesis, "graph_queries", lambda *a, **k: calls.append(1) or real(*a, **k))

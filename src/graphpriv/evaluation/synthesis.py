@@ -21,10 +21,7 @@ about the 80% graph).
 
 from __future__ import annotations
 
-import hashlib
 import math
-import threading
-from collections import OrderedDict
 
 import numpy as np
 import scipy.sparse as sp
@@ -41,6 +38,7 @@ from graphpriv.data.splits import LinkSplit, link_split
 from graphpriv.data.validation import IF_PRESENT, check_data, check_seed
 from graphpriv.evaluation.baselines import chance_link_prediction
 from graphpriv.evaluation.link import training_graph
+from graphpriv.memo import Memo, array_digest
 from graphpriv.methods.base import Baseline, Progress, Result, Timer, no_progress, phase_progress
 from graphpriv.methods.privdpr import PrivDPR, PrivDPRConfig
 from graphpriv.methods.variants import PRIVDPR_BOUND
@@ -213,7 +211,7 @@ def query_errors(synthetic: PublishedGraph, train: PublishedGraph, *, seed: int)
         relative error whose original value is 0, which PGB's formula turns into |x'| / 1e-15)
         and those estimated from sampled sources (``estimated_queries``).
     """
-    original = _INPUT_QUERIES.get((_digest(train.pairs), int(train.num_nodes), int(seed)),
+    original = _INPUT_QUERIES.get((array_digest(train.pairs), int(train.num_nodes), int(seed)),
                                   lambda: graph_queries(to_csr(train.pairs, train.num_nodes), random_state=seed))
     generated = graph_queries(to_csr(synthetic.pairs, synthetic.num_nodes), random_state=seed)
     errors = compare_queries(original, generated)
@@ -253,42 +251,9 @@ def graph_utility(graph: PublishedGraph, split: LinkSplit, labels=None, *, seed:
     return metrics
 
 
-class _Memo:
-    """A small least-recently-used memo, guarded by a lock (Dask workers may run tasks on threads)."""
-
-    def __init__(self, size: int) -> None:
-        self.size, self.items, self.lock = size, OrderedDict(), threading.Lock()
-
-    def get(self, key: tuple, compute):
-        """The value kept for ``key``, or ``compute()`` (kept, dropping the least recently used)."""
-        with self.lock:
-            if key in self.items:
-                self.items.move_to_end(key)
-                return self.items[key]
-        value = compute()
-        with self.lock:
-            self.items[key] = value
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-        return value
-
-
-def _digest(*arrays) -> str:
-    """SHA-256 of the arrays' dtypes, shapes and bytes (None counted as such)."""
-    digest = hashlib.sha256()
-    for part in arrays:
-        if part is None:
-            digest.update(b"none")
-            continue
-        array = np.ascontiguousarray(part)
-        digest.update(f"{array.dtype.str}{array.shape}".encode())
-        digest.update(array.tobytes())
-    return digest.hexdigest()
-
-
 #: The input graph's ceiling and queries, per graph, split and seed: a leaderboard's graphs x seeds.
-_INPUT_UTILITY = _Memo(64)
-_INPUT_QUERIES = _Memo(64)
+_INPUT_UTILITY = Memo(64)
+_INPUT_QUERIES = Memo(64)
 
 
 def input_graph_utility(graph: PublishedGraph, split: LinkSplit, labels=None, *, seed: int) -> dict[str, float]:
@@ -302,7 +267,7 @@ def input_graph_utility(graph: PublishedGraph, split: LinkSplit, labels=None, *,
 
     Args, Returns: as :func:`graph_utility`.
     """
-    key = (_digest(graph.pairs, split.test_pos, split.test_neg, None if labels is None else np.asarray(labels)),
+    key = (array_digest(graph.pairs, split.test_pos, split.test_neg, None if labels is None else np.asarray(labels)),
            int(graph.num_nodes), int(seed))
     return dict(_INPUT_UTILITY.get(key, lambda: graph_utility(graph, split, labels, seed=seed)))
 

@@ -23,10 +23,7 @@ so the values are those a second training gives).
 
 from __future__ import annotations
 
-import hashlib
 import random
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -38,6 +35,7 @@ from torch_geometric.nn import GAE
 from torch_geometric.utils import negative_sampling
 
 from graphpriv.data.graph import pair_codes, sample_absent_pairs
+from graphpriv.memo import Memo, array_digest
 from graphpriv.nn.gcn import GCN, sparse_adjacency
 
 __all__ = ["EDGES_PER_EPOCH", "MEMO_MAX_VALUES", "MEMO_SIZE", "SAMPLE_ABOVE", "gae_embeddings", "seeded"]
@@ -52,21 +50,7 @@ EDGES_PER_EPOCH = 2**15
 MEMO_SIZE = 4
 MEMO_MAX_VALUES = 2**24
 
-_MEMO: OrderedDict[tuple, Tensor] = OrderedDict()
-_MEMO_LOCK = threading.Lock()
-
-
-def _digest(*tensors: Tensor | None) -> str:
-    """SHA-256 of the tensors' dtypes, shapes and bytes (None counted as such)."""
-    h = hashlib.sha256()
-    for t in tensors:
-        if t is None:
-            h.update(b"none")
-            continue
-        array = t.detach().cpu().contiguous().numpy()
-        h.update(f"{array.dtype.str}{array.shape}".encode())
-        h.update(array.tobytes())
-    return h.hexdigest()
+_MEMO = Memo(MEMO_SIZE)
 
 
 @contextmanager
@@ -148,20 +132,12 @@ def gae_embeddings(edge_index: Tensor, num_nodes: int, x: Tensor | None, *, hidd
         raise ValueError("the GAE needs at least one edge")
     if edges_per_epoch is not None and not 1 <= edges_per_epoch <= sample_above:
         raise ValueError(f"'edges_per_epoch' must be in [1, sample_above={sample_above}] (got {edges_per_epoch})")
-    key = (_digest(edge_index, x), int(num_nodes), hidden, out, epochs, lr, seed, edges_per_epoch, sample_above,
+    key = (array_digest(edge_index, x), int(num_nodes), hidden, out, epochs, lr, seed, edges_per_epoch, sample_above,
            torch.get_num_threads())
-    with _MEMO_LOCK:
-        if key in _MEMO:
-            _MEMO.move_to_end(key)
-            return _MEMO[key].clone()
-    z = _train(edge_index, num_nodes, x, hidden=hidden, out=out, epochs=epochs, lr=lr, seed=seed,
-               edges_per_epoch=edges_per_epoch, sample_above=sample_above)
-    if z.numel() <= MEMO_MAX_VALUES:
-        with _MEMO_LOCK:
-            _MEMO[key] = z.clone()
-            while len(_MEMO) > MEMO_SIZE:
-                _MEMO.popitem(last=False)
-    return z
+    z = _MEMO.get(key, lambda: _train(edge_index, num_nodes, x, hidden=hidden, out=out, epochs=epochs, lr=lr,
+                                      seed=seed, edges_per_epoch=edges_per_epoch, sample_above=sample_above),
+                  keep=lambda value: value.numel() <= MEMO_MAX_VALUES)
+    return z.clone()  # the memo's own tensor never leaves
 
 
 def _train(edge_index: Tensor, num_nodes: int, x: Tensor | None, *, hidden: int, out: int, epochs: int, lr: float,

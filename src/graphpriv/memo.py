@@ -1,0 +1,73 @@
+"""A small process-local memo keyed on array contents: the results a run would compute again for the
+same inputs (a GAE trained twice on one graph, the input graph's ceiling and queries asked for by
+every generator and epsilon of a leaderboard).
+
+Used by :func:`graphpriv.nn.gae.gae_embeddings` and the synthesis protocol
+(:mod:`graphpriv.evaluation.synthesis`). Imports nothing heavy (no torch: tensors are read through
+``detach().cpu().numpy()``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Memo", "array_digest"]
+
+
+def array_digest(*arrays: Any) -> str:
+    """SHA-256 of the arrays' dtypes, shapes and bytes, in order.
+
+    Args:
+        *arrays: numpy arrays (or anything ``np.ascontiguousarray`` takes), torch tensors (read
+            through ``detach().cpu().numpy()``), or None (counted as such).
+
+    Returns:
+        64 hex digits; equal arrays (same dtype, shape and values) give the same digest.
+    """
+    digest = hashlib.sha256()
+    for part in arrays:
+        if part is None:
+            digest.update(b"none")
+            continue
+        if hasattr(part, "detach"):  # a torch tensor
+            part = part.detach().cpu().numpy()
+        array = np.ascontiguousarray(part)
+        digest.update(f"{array.dtype.str}{array.shape}".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+class Memo:
+    """A least-recently-used memo of at most ``size`` values, guarded by a lock (Dask workers may run
+    tasks on threads).
+
+    Attributes:
+        size: the most values kept. items: key -> value, least recently used first.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size: int = size
+        self.items: OrderedDict[Hashable, Any] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: Hashable, compute: Callable[[], Any], *, keep: Callable[[Any], bool] = lambda value: True) -> Any:
+        """The value kept for ``key``, or ``compute()``, kept when ``keep(value)`` (dropping the least
+        recently used beyond ``size``). The value itself is returned: a caller that may change it
+        returns a copy to its own callers."""
+        with self.lock:
+            if key in self.items:
+                self.items.move_to_end(key)
+                return self.items[key]
+        value = compute()
+        if keep(value):
+            with self.lock:
+                self.items[key] = value
+                while len(self.items) > self.size:
+                    self.items.popitem(last=False)
+        return value
