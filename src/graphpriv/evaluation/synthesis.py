@@ -147,13 +147,13 @@ def judge_synthetic(synthetic: PublishedGraph, train: PublishedGraph, split: Lin
         step = phase_progress(progress, "evaluation")
         with timer.phase("evaluation"):
             step(0, 2, task="queries and utility of the synthetic graph")
-            if structure is not None:
+            if structure is not None:  # the structural errors and the utility
                 metrics.update(evaluate_synthetic(synthetic, structure, split, labels, seed=seed))
+            elif synthetic.num_edges:
+                metrics.update(graph_utility(synthetic, split, labels, seed=seed))
             found, notes = query_errors(synthetic, train, seed=seed)
             metrics.update(found)
             info.update(notes)
-            if synthetic.num_edges and "lp_auc" not in metrics:
-                metrics.update(graph_utility(synthetic, split, labels, seed=seed))
         with timer.phase("baseline"):  # the input (training) graph's own utility: the ceiling
             step(1, 2, task="utility of the input graph (baseline)")
             ceiling = input_graph_utility(train, split, labels, seed=seed)
