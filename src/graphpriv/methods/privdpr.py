@@ -51,7 +51,7 @@ from graphpriv.methods.base import MethodConfig, Progress, no_progress
 from graphpriv.methods.estimator import Estimator
 from graphpriv.privacy.hooks import AuditHook, noise_scale_of
 from graphpriv.privacy.units import Accounting
-from graphpriv.synthesis.deep_pagerank import GRADIENT_BOUNDS
+from graphpriv.synthesis.deep_pagerank import check_gradient_bound
 from graphpriv.synthesis.generation import assemble_graph, score_counts
 from graphpriv.synthesis.privdpr import train_embeddings
 
@@ -104,18 +104,6 @@ def _training_kwargs(config: PrivDPRConfig, *, private: bool, seed: int, gradien
             "num_walks": config.num_walks, "walk_length": config.walk_length, "r": config.r, "d": config.d,
             "s": config.s, "lr": config.lr, "gamma": config.gamma, "adam_eps": config.adam_eps, "seed": seed,
             "gradient_bound": gradient_bound}
-
-
-def check_gradient_bound(gradient_bound: object) -> str:
-    """``gradient_bound`` when it names one of :data:`~graphpriv.synthesis.deep_pagerank.GRADIENT_BOUNDS`.
-
-    Raises:
-        ConfigError: any other value (the message lists the two).
-    """
-    if not isinstance(gradient_bound, str) or gradient_bound not in GRADIENT_BOUNDS:
-        raise ConfigError(f"gradient_bound must be one of {', '.join(GRADIENT_BOUNDS)} (got {gradient_bound!r}): "
-                          "'paper' is Theorem 4.2's 1/s per layer, 'sigmoid' graphpriv's 1/(4s)")
-    return gradient_bound
 
 
 def generate_pairs(V: torch.Tensor, config: PrivDPRConfig, *, seed: int, input_edges: int | None = None,

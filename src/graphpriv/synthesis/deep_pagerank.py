@@ -25,8 +25,8 @@ from torch import Tensor, nn
 
 from graphpriv.errors import ConfigError
 
-__all__ = ["GRADIENT_BOUNDS", "DeepPageRank", "depth_for_sensitivity", "gradient_bound_m", "layer_factor", "pair_loss",
-           "spectral_norm"]
+__all__ = ["GRADIENT_BOUNDS", "DeepPageRank", "check_gradient_bound", "depth_for_sensitivity", "gradient_bound_m",
+           "layer_factor", "pair_loss", "spectral_norm"]
 
 _BLAS = ThreadpoolController()
 
@@ -43,16 +43,26 @@ def layer_factor(s: float, gradient_bound: str = "paper") -> float:
     4.2, ``paper``) or 1/(4s) (``sigmoid``: ||W / (s ||W||_2)||_2 = 1/s and sigmoid' <= 1/4).
 
     Raises:
-        ValueError: an unknown ``gradient_bound``.
+        ConfigError: an unknown ``gradient_bound`` (a ValueError).
     """
     return 1.0 / _shrink(s, gradient_bound)
 
 
+def check_gradient_bound(gradient_bound: object) -> str:
+    """``gradient_bound`` when it names one of :data:`GRADIENT_BOUNDS`.
+
+    Raises:
+        ConfigError: any other value (the message lists the two).
+    """
+    if not isinstance(gradient_bound, str) or gradient_bound not in GRADIENT_BOUNDS:
+        raise ConfigError(f"gradient_bound must be one of {', '.join(GRADIENT_BOUNDS)} (got {gradient_bound!r}): "
+                          "'paper' is Theorem 4.2's 1/s per layer, 'sigmoid' graphpriv's 1/(4s)")
+    return gradient_bound
+
+
 def _shrink(s: float, gradient_bound: str) -> float:
     """1 / :func:`layer_factor`, computed exactly: s or 4 s."""
-    if gradient_bound not in GRADIENT_BOUNDS:
-        raise ValueError(f"gradient_bound must be one of {GRADIENT_BOUNDS} (got {gradient_bound!r})")
-    return s if gradient_bound == "paper" else 4.0 * s
+    return s if check_gradient_bound(gradient_bound) == "paper" else 4.0 * s
 
 
 def gradient_bound_m(num_nodes: int, gamma: float = 0.85) -> float:

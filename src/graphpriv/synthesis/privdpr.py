@@ -44,8 +44,8 @@ from graphpriv.privacy.engine import noisy_gradient
 from graphpriv.privacy.events import ApproxDpEvent
 from graphpriv.privacy.units import Accounting, PrivacyUnit
 from graphpriv.synthesis.deep_pagerank import (
-    GRADIENT_BOUNDS,
     DeepPageRank,
+    check_gradient_bound,
     depth_for_sensitivity,
     pair_loss,
 )
@@ -146,8 +146,7 @@ def train_embeddings(adj: sp.csr_matrix, *, epsilon: float | None, delta: float 
         raise ConfigError(f"T = epochs * floor(N / b) = {iterations}: need N >= batch_nodes and epochs >= 1")
     if epsilon is not None and not epsilon > 0:
         raise ConfigError(f"'epsilon' must be > 0 (got {epsilon})")
-    if gradient_bound not in GRADIENT_BOUNDS:
-        raise ConfigError(f"gradient_bound must be one of {GRADIENT_BOUNDS} (got {gradient_bound!r})")
+    check_gradient_bound(gradient_bound)
     if accounting not in ("rigorous", "paper"):
         raise ConfigError(f"accounting must be 'rigorous' or 'paper' (got {accounting!r})")
     accounting = Accounting(accounting)
