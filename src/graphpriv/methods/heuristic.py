@@ -7,7 +7,7 @@ problem for social networks", JASIST 2007, Sec. 3); AA weighs each common neighb
 1 / |N(z)| (Zhou, Lü & Zhang, "Predicting missing links via local information", Eur. Phys. J. B
 2009). With k = 2 path subgraphs every DPLP-PS input is u, v and their common neighbours, so CN's
 AUC is the best any k = 2 model can reach (tests/nn/test_subgraph_gnn.py). The split and the AUCs
-are the link-prediction protocol's (:func:`graphpriv.evaluation.link.run_heuristic`).
+are the link-prediction protocol's (:func:`graphpriv.evaluation.link.run_cn`).
 """
 
 from __future__ import annotations
