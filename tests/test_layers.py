@@ -14,7 +14,7 @@ import graphpriv
 ROOT = Path(graphpriv.__file__).parent
 
 #: Lower number = lower floor; a package may import packages of a lower or equal floor only.
-LAYER = {"errors": 0, "progress": 0, "lazy": 0, "data": 1, "nn": 1, "privacy": 2, "linkpred": 3, "propagation": 3, "metrics": 3,
+LAYER = {"errors": 0, "progress": 0, "lazy": 0, "memo": 0, "data": 1, "nn": 1, "privacy": 2, "linkpred": 3, "propagation": 3, "metrics": 3,
          "publishing": 4, "ranking": 4, "synthesis": 4, "attacks": 4, "methods": 5, "evaluation": 6, "audit": 7,
          "experiments": 8, "testing": 8, "cli": 9, "startup": 9}
 
