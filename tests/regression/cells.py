@@ -23,6 +23,8 @@ CELLS: dict[str, dict] = {
     "cn": {},
     "aa": {},
     "ra": {},
+    "ra3": {},
+    "dp-heuristic-mix": {"epsilon": 4.0},
     "gae": {"epochs": 20},
     "edgerand-gae": {"epochs": 20, "epsilon": 4.0},
     "lapgraph-gae": {"epochs": 20, "epsilon": 4.0},

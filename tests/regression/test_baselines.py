@@ -17,7 +17,7 @@ pytestmark = pytest.mark.usefixtures("one_thread")
 NODE = {"dpar-em0", "dpar-em1", "dpar-gm", "dpar-nodp", "dp-mlp", "mlp"}
 TRANSDUCTIVE = {"gap-edp", "gap-inf", "gap-ndp", "gcn", "progap-edp", "progap-inf", "progap-ndp", "sage-ndp",
                 "dp-mlp-transductive", "mlp-transductive"}
-LINK = {"dplp-ps", "dplp-ns", "seal", "lapgraph-sgnn", "gae", "edgerand-gae", "lapgraph-gae"}
+LINK = {"dplp-ps", "dplp-ns", "seal", "lapgraph-sgnn", "gae", "edgerand-gae", "lapgraph-gae", "dp-heuristic-mix"}
 RANK = {"dplp-rank", "dplp-rank-lin", "rank-exponential", "rank-laplace", "rank-staircase", "rank-nonprivate"}
 PUBLISH = {"ppgsl", "random-perturb", "dice", "edgerand", "lapgraph"}
 SYNTH = {"privdpr", "privdpr-tight", "dpr", "tmf", "dp-1k", "privgraph", "edgerand-synthesis", "lapgraph-synthesis"}
@@ -26,7 +26,7 @@ SYNTH = {"privdpr", "privdpr-tight", "dpr", "tmf", "dp-1k", "privgraph", "edgera
 def test_the_families_cover_the_registry():
     from graphpriv.experiments.registry import METHODS
 
-    assert NODE | TRANSDUCTIVE | LINK | RANK | PUBLISH | SYNTH | {"cn", "aa", "ra"} == set(METHODS) == set(CELLS)
+    assert NODE | TRANSDUCTIVE | LINK | RANK | PUBLISH | SYNTH | {"cn", "aa", "ra", "ra3"} == set(METHODS) == set(CELLS)
 
 
 @pytest.mark.parametrize("method", sorted(CELLS))
@@ -67,7 +67,7 @@ def test_transductive_baseline_is_the_majority_class_of_the_training_labels(meth
     assert baseline.value == sum(t == top for t in test) / len(test)
 
 
-@pytest.mark.parametrize("method", sorted(LINK | {"aa", "ra"}))
+@pytest.mark.parametrize("method", sorted(LINK | {"aa", "ra", "ra3"}))
 def test_link_prediction_baseline_is_common_neighbours_on_the_same_split(method):
     result = run_cell(method)
     (baseline,) = result.baselines

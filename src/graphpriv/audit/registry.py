@@ -23,6 +23,7 @@ from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor
 from graphpriv.methods.estimator import Estimator
 from graphpriv.methods.gae_link import GAELinkPredictor
 from graphpriv.methods.gap import GAPClassifier, GAPNodeClassifier
+from graphpriv.methods.heuristic_mix import HeuristicMixLinkPredictor
 from graphpriv.methods.lapgraph_sgnn import LapGraphLinkPredictor
 from graphpriv.methods.mlp import MLPClassifier
 from graphpriv.methods.privdpr import PrivDPR
@@ -89,6 +90,9 @@ AUDITS: dict[type[Estimator], Audit] = {
     DPLPLinkPredictor: Audit("graphpriv.audit.dplp:audit_dplp", "edge",
                              "gradient canaries (white box) and distance-2 canary edges (model score)",
                              preset={"epochs": 5}, options=("edge_canaries",)),
+    HeuristicMixLinkPredictor: Audit("graphpriv.audit.heuristic_mix:audit_heuristic_mix", "edge",
+                                     "utility canaries (white box: one direction raised by the sensitivity, one draw "
+                                     "each) and, on request, canary edges (black box)", options=("edge_canaries",)),
     MLPClassifier: Audit("graphpriv.audit.node:audit_node_classifier", "node", "canary nodes, loss of their label",
                          preset={"delta": CALIBRATION_DELTA},
                          options=("guesses", "one_sided", "audit_delta")),

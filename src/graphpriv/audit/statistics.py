@@ -82,7 +82,10 @@ def clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
 
 def epsilon_lower_bound_cp(tp: int, fn: int, fp: int, tn: int, *, confidence: float = 0.95) -> float:
     """max(ln(TPR_lo / FPR_hi), ln(TNR_lo / FNR_hi), 0) with Clopper–Pearson bounds whose four
-    one-sided levels share 1 - confidence (pure DP: delta = 0)."""
+    one-sided levels share 1 - confidence (pure DP: delta = 0). No guess on an inserted (or on a
+    left-out) canary leaves its rates unknown: the bound is then 0."""
+    if tp + fn == 0 or fp + tn == 0:
+        return 0.0
     alpha = 2 * (1 - confidence) / 4  # two-sided alpha per rate, so each one-sided side is (1-conf)/4
     tpr_lo, _ = clopper_pearson(tp, tp + fn, alpha)
     _, fpr_hi = clopper_pearson(fp, fp + tn, alpha)

@@ -34,10 +34,11 @@ from graphpriv.methods.variants import GAE_PUBLISHER, HEURISTIC
 if TYPE_CHECKING:  # imported by the run functions that fit them: common neighbours needs neither
     from graphpriv.methods.dplp_subgraph import DPLPConfig, DPLPLinkPredictor
     from graphpriv.methods.gae_link import GAELinkConfig
+    from graphpriv.methods.heuristic_mix import HeuristicMixConfig
     from graphpriv.methods.lapgraph_sgnn import LapGraphConfig
 
-__all__ = ["evaluate_link_predictor", "run_cn", "run_dplp", "run_gae_link", "run_lapgraph_sgnn", "run_seal",
-           "training_graph"]
+__all__ = ["evaluate_link_predictor", "run_cn", "run_dplp", "run_gae_link", "run_heuristic_mix", "run_lapgraph_sgnn",
+           "run_seal", "training_graph"]
 
 
 def training_graph(data: Data, split: LinkSplit) -> Data:
@@ -212,5 +213,21 @@ def run_gae_link(config: GAELinkConfig, data: Data, *, seed: int, method: str = 
         raise ConfigError(f"run_gae_link runs {', '.join(GAE_PUBLISHER)} (got {method!r})")
     data = check_data(data, method=method)
     estimator = GAELinkPredictor(publisher=GAE_PUBLISHER[method], random_state=check_seed(seed), **config.model_dump())
+    return evaluate_link_predictor(estimator, data, method=method, val_ratio=config.val_ratio,
+                                   test_ratio=config.test_ratio, progress=progress)
+
+
+def run_heuristic_mix(config: HeuristicMixConfig, data: Data, *, seed: int, method: str = "dp-heuristic-mix",
+                      progress: Progress = no_progress) -> Result:
+    """The private mixture of RA and RA3 (:class:`~graphpriv.methods.heuristic_mix.HeuristicMixLinkPredictor`,
+    edge-level DP) on the seeded link split; report the AUCs beside common neighbours.
+
+    Raises:
+        DatasetError: malformed ``data``, too few edges to split. ConfigError: a bad seed.
+    """
+    from graphpriv.methods.heuristic_mix import HeuristicMixLinkPredictor
+
+    data = check_data(data, method=method)
+    estimator = HeuristicMixLinkPredictor(random_state=check_seed(seed), **config.model_dump())
     return evaluate_link_predictor(estimator, data, method=method, val_ratio=config.val_ratio,
                                    test_ratio=config.test_ratio, progress=progress)

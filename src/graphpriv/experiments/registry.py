@@ -101,6 +101,7 @@ _DRANK, _PRIVDPR, _DPAR = "graphpriv.methods.dplp_rank", "graphpriv.methods.priv
 _MLP, _PPGSL, _PUB = "graphpriv.methods.mlp", "graphpriv.methods.ppgsl", "graphpriv.methods.publishing"
 _GAP, _TRANSDUCTIVE = "graphpriv.methods.gap", "graphpriv.evaluation.transductive"
 _GENERATE, _GAEL = "graphpriv.evaluation.generators", "graphpriv.methods.gae_link"
+_HMIX = "graphpriv.methods.heuristic_mix"
 #: :class:`graphpriv.linkpred.subgraphs.Extractor`'s values (a ``str`` enum; the config validates
 #: the value into the member, so ``config.extractor is Extractor.PATH`` as before).
 _PATH, _NEIGHBOURHOOD = "path", "neighbourhood"
@@ -137,6 +138,13 @@ _METHODS = [
     MethodSpec("ra", f"{_HEUR}:CommonNeighboursConfig", f"{_LINK}:run_cn", f"{_HEUR}:NeighbourhoodHeuristic", {},
                "resource allocation on the training graph (common neighbours weighted by 1 / degree), no DP",
                private_twin="dplp-ps"),
+    MethodSpec("ra3", f"{_HEUR}:CommonNeighboursConfig", f"{_LINK}:run_cn", f"{_HEUR}:NeighbourhoodHeuristic", {},
+               "resource allocation over simple length-3 paths on the training graph (1 / (deg x deg y) per path "
+               "u-x-y-v), no DP", private_twin="dp-heuristic-mix"),
+    MethodSpec("dp-heuristic-mix", f"{_HMIX}:HeuristicMixConfig", f"{_LINK}:run_heuristic_mix",
+               f"{_HMIX}:HeuristicMixLinkPredictor", {},
+               "w . (log1p RA, log1p RA3), the direction w chosen by the exponential mechanism (edge-level DP)",
+               unit="edge", pure_dp=True),
     MethodSpec("dplp-rank", f"{_DRANK}:DPLPRankConfig", f"{_RANK}:run_rank", f"{_DRANK}:DPLPRanker", {},
                "rank: DPLP, a trained monotone UMNN transform + Gumbel top-K (protected-pair DP; De & Chakrabarti)"),
     MethodSpec("dplp-rank-lin", f"{_DRANK}:DPLPRankConfig", f"{_RANK}:run_rank", f"{_DRANK}:DPLPRanker", {},

@@ -1,11 +1,13 @@
-"""Non-private neighbourhood heuristics for link prediction: CN, AA, RA (reference points on the
-same split as DPLP).
+"""Non-private neighbourhood heuristics for link prediction: CN, AA, RA, RA3 (reference points on
+the same split as DPLP).
 
 CN(u, v) = |N(u) ∩ N(v)| on the training graph (Liben-Nowell & Kleinberg, "The link-prediction
 problem for social networks", JASIST 2007, Sec. 3); AA weighs each common neighbour z by
 1 / ln |N(z)| (Adamic & Adar, "Friends and neighbors on the Web", Social Networks 2003); RA by
 1 / |N(z)| (Zhou, Lü & Zhang, "Predicting missing links via local information", Eur. Phys. J. B
-2009). With k = 2 path subgraphs every DPLP-PS input is u, v and their common neighbours, so CN's
+2009); RA3 sums 1 / (|N(x)| |N(y)|) over the simple paths u - x - y - v (the length-3 paths of
+Kovács et al., Nature Communications 2019, weighted as RA weighs a common neighbour:
+:func:`~graphpriv.linkpred.heuristics.resource_allocation_paths3`). With k = 2 path subgraphs every DPLP-PS input is u, v and their common neighbours, so CN's
 AUC is the best any k = 2 model can reach (tests/nn/test_subgraph_gnn.py). The split and the AUCs
 are the link-prediction protocol's (:func:`graphpriv.evaluation.link.run_cn`).
 """
@@ -22,7 +24,12 @@ from torch_geometric.data import Data
 from graphpriv.data.graph import to_csr, undirected_pairs
 from graphpriv.data.validation import check_data, check_node_pairs
 from graphpriv.errors import ConfigError
-from graphpriv.linkpred.heuristics import adamic_adar, common_neighbours, resource_allocation
+from graphpriv.linkpred.heuristics import (
+    adamic_adar,
+    common_neighbours,
+    resource_allocation,
+    resource_allocation_paths3,
+)
 from graphpriv.methods.base import MethodConfig, Progress, no_progress
 from graphpriv.methods.estimator import Estimator
 from graphpriv.methods.pair_auc import PairAUC
@@ -30,7 +37,7 @@ from graphpriv.methods.pair_auc import PairAUC
 __all__ = ["HEURISTICS", "CommonNeighbours", "CommonNeighboursConfig", "NeighbourhoodHeuristic", "check_heuristic"]
 
 #: The heuristics by id: ``[N, N]`` CSR adjacency and ``[2, P]`` pairs -> ``[P]`` float64 scores.
-HEURISTICS = {"cn": common_neighbours, "aa": adamic_adar, "ra": resource_allocation}
+HEURISTICS = {"cn": common_neighbours, "aa": adamic_adar, "ra": resource_allocation, "ra3": resource_allocation_paths3}
 
 
 def check_heuristic(heuristic: object) -> str:
@@ -52,7 +59,7 @@ class CommonNeighboursConfig(MethodConfig):
 
 
 class NeighbourhoodHeuristic(PairAUC, Estimator):
-    """A neighbourhood heuristic on the training graph as link scores (CN, AA or RA); no
+    """A neighbourhood heuristic on the training graph as link scores (CN, AA, RA or RA3); no
     differential privacy.
 
     ``fit`` keeps the training graph; :meth:`predict_proba` scores each pair in it. The scores
@@ -63,8 +70,8 @@ class NeighbourhoodHeuristic(PairAUC, Estimator):
     prediction): keep it as private as the data; nothing in it is protected.
 
     Args:
-        heuristic: ``cn`` (default), ``aa`` or ``ra`` (:data:`HEURISTICS`); a constructor argument
-            beside the hyperparameters, picked by the method id (``cn``, ``aa``, ``ra``).
+        heuristic: ``cn`` (default), ``aa``, ``ra`` or ``ra3`` (:data:`HEURISTICS`); a constructor
+            argument beside the hyperparameters, picked by the method id (``cn``, ``aa``, ``ra``, ``ra3``).
         random_state: unused (the heuristics draw nothing); kept for the estimator interface.
         **params: the fields of :class:`CommonNeighboursConfig` (read by the protocol only).
 

@@ -16,8 +16,8 @@ __all__ = ["DPAR_APPR", "GAE_PUBLISHER", "HEURISTIC", "PRIVDPR_BOUND", "RANK_VAR
 DPAR_APPR: dict[str, str] = {"dpar-em0": "em0", "dpar-em1": "em1", "dpar-gm": "gm", "dpar-nodp": "exact"}
 
 #: The heuristics' method ids -> the ``heuristic`` of :class:`~graphpriv.methods.heuristic.NeighbourhoodHeuristic`
-#: (common neighbours, Adamic-Adar, resource allocation).
-HEURISTIC: dict[str, str] = {"cn": "cn", "aa": "aa", "ra": "ra"}
+#: (common neighbours, Adamic-Adar, resource allocation, resource allocation over length-3 paths).
+HEURISTIC: dict[str, str] = {"cn": "cn", "aa": "aa", "ra": "ra", "ra3": "ra3"}
 
 #: The GAE link predictors' method ids -> the ``publisher`` of
 #: :class:`~graphpriv.methods.gae_link.GAELinkPredictor` (the training graph itself, or its EdgeRand or

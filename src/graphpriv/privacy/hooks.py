@@ -9,7 +9,9 @@ audited is the code a user runs.
 - ``canaries``: white-box gradient canaries ("Dirac canaries": Steinke, Nasr, Jagielski, "Privacy
   auditing with one (1) training run", NeurIPS 2023, Sec. 7) that ride along a DP-SGD population
   (:class:`GradientCanaries`) or PrivDPR's summed V-gradient (its own protocol,
-  :class:`graphpriv.synthesis.privdpr.GradientCanary`). The estimator's docstring says which.
+  :class:`graphpriv.synthesis.privdpr.GradientCanary`); white-box utility canaries that shift an
+  exponential mechanism's utilities by its sensitivity, one draw each (:class:`UtilityCanaries`).
+  The estimator's docstring says which.
 - ``noise_scale``: every calibrated noise scale of the fit (Gaussian and Laplace stds, EdgeRand's
   flip probability) times this factor while the ledger still claims the calibrated guarantee. It is
   a deliberate fault, the privacy bug an audit must catch (0.01: noise 100x too small), or 0 for
@@ -27,7 +29,7 @@ from typing import Any, Protocol
 
 from torch import Tensor
 
-__all__ = ["AuditHook", "GradientCanaries", "noise_scale_of"]
+__all__ = ["AuditHook", "GradientCanaries", "UtilityCanaries", "noise_scale_of"]
 
 
 class GradientCanaries(Protocol):
@@ -49,6 +51,18 @@ class GradientCanaries(Protocol):
         ...
 
 
+class UtilityCanaries(Protocol):
+    """Canaries of an exponential mechanism: each is a worst-case neighbour of the data (one
+    candidate's utility moved by the sensitivity, inserted or not by its own coin) and gets one
+    draw of the same mechanism, after the estimator's own draw and independent of it."""
+
+    def draw(self, utility: Tensor, sensitivity: float, mechanism: Any) -> None:
+        """``utility`` ``[C]``: the candidates' utilities on the data; ``sensitivity``: the bound
+        the mechanism is calibrated to; ``mechanism(u) -> int``: one draw on utilities ``u`` with the
+        estimator's epsilon, sensitivity, generator and ``noise_scale``."""
+        ...
+
+
 @dataclass(frozen=True)
 class AuditHook:
     """What an audit passes to ``fit(..., audit_hook=...)`` (module docstring).
@@ -56,7 +70,8 @@ class AuditHook:
     Args:
         noise_scale: factor on every calibrated noise scale (>= 0, finite; 1.0: the real fit).
         canaries: the audit's canaries (:class:`GradientCanaries` for DP-SGD estimators, a
-            :class:`graphpriv.synthesis.privdpr.GradientCanary` for PrivDPR), or None.
+            :class:`graphpriv.synthesis.privdpr.GradientCanary` for PrivDPR,
+            :class:`UtilityCanaries` for an exponential mechanism's choice), or None.
         observed: filled by the estimator with white-box facts of the fit (module docstring).
 
     Raises:

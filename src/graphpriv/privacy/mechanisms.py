@@ -126,7 +126,7 @@ def gaussian_noise_multiplier(*, epsilon: float, delta: float) -> float:
 
 def gumbel_top_k(
     scores: Tensor, *, k: int, epsilon: float, sensitivity: float, generator: torch.Generator,
-    monotonic: bool = False,
+    monotonic: bool = False, noise_scale: float = 1.0,
 ) -> tuple[Tensor, dp_event.DpEvent]:
     """Pick k items by the exponential mechanism, k times without replacement, via Gumbel noise.
 
@@ -140,6 +140,9 @@ def gumbel_top_k(
         scores: Utilities, shape ``[num_items]``. k: 1 <= k <= num_items. epsilon: total, > 0.
         sensitivity: Max change of any one score, > 0. generator: Randomness.
         monotonic: All scores move in the same direction under a neighbour change.
+        noise_scale: factor on the Gumbel scale, for a privacy audit only
+            (:class:`~graphpriv.privacy.hooks.AuditHook`: 0.01 is the deliberate fault of noise 100x
+            too small); the event still claims ``epsilon``. 1.0: the mechanism.
 
     Returns:
         ``(indices [k] in selection order, event)``.
@@ -154,7 +157,7 @@ def gumbel_top_k(
     if not 1 <= k <= scores.numel():
         raise ValueError(f"'k' must be in [1, {scores.numel()}] (got {k})")
     per_round = epsilon / k
-    scale = (1.0 if monotonic else 2.0) * sensitivity / per_round
+    scale = (1.0 if monotonic else 2.0) * sensitivity / per_round * noise_scale
     u = torch.rand(scores.shape, generator=generator, dtype=torch.float64).clamp_min(1e-300)
     noisy = scores.to(torch.float64) - scale * torch.log(-torch.log(u))
     event = dp_event.SelfComposedDpEvent(PureDpEvent(per_round), k)
