@@ -44,6 +44,8 @@ def test_beaten_by_follows_the_direction():
     assert higher.beaten_by(0.51) is True and higher.beaten_by(0.5) is False
     assert lower.beaten_by(0.89) is True and lower.beaten_by(0.92) is False
     assert reference.beaten_by(0.1) is None and higher.beaten_by(float("nan")) is None
+    share = Baseline(name="majority class", metric="accuracy", value=173 / 599)
+    assert float(np.float32(173 / 599)) > 173 / 599 and share.beaten_by(float(np.float32(173 / 599))) is False  # a tie
 
 
 def _result(accuracy: float) -> Result:

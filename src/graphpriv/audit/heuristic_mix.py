@@ -13,10 +13,10 @@ gets a draw of its own. Two attacks:
 - **Utility canaries (white box, the verdict's).** One fit on ``data``; after its own draw, the
   fit hands its utilities and its mechanism (the same epsilon, sensitivity Delta U, generator and
   ``noise_scale``) to m canaries (:class:`~graphpriv.privacy.hooks.UtilityCanaries`). Canary i is
-  a worst-case neighbour: the utility of one target direction raised by Delta U (a neighbouring
-  graph may move every utility by up to Delta U), inserted with probability 1/2, and gets one
-  draw. The target is chosen from the utilities before the coin: the direction whose utility is
-  nearest to Delta U / 2 below the best. The guess is "inserted" iff the draw is the target. Each
+  a worst-case neighbour: the utility of one target direction raised by Delta U and every other
+  one lowered by Delta U (a neighbouring graph may move every utility by up to Delta U), inserted
+  with probability 1/2, and gets one draw. The target is chosen from the utilities before the
+  coin: the direction whose utility is nearest to Delta U below the best. The guess is "inserted" iff the draw is the target. Each
   draw depends on the data and its own canary only, so the m draws are epsilon-DP with respect to
   each canary. A correct mechanism moves the target's probability by at most e^epsilon; with the
   noise 100 times too small the target wins exactly when it is raised. What this tests is the
@@ -79,16 +79,17 @@ class ShiftCanaries:
 
     def draw(self, utility: torch.Tensor, sensitivity: float, mechanism: Any) -> None:
         """One draw per canary: ``mechanism`` on the utilities, the target's raised by ``sensitivity``
-        when the canary is inserted."""
+        and every other lowered by it when the canary is inserted."""
         values = utility.double()
         best = int(torch.argmax(values))
-        gap = (values[best] - values - sensitivity / 2).abs()
+        gap = (values[best] - values - sensitivity).abs()
         gap[best] = math.inf
-        target = int(torch.argmin(gap))  # nearest to Delta U / 2 below the best (ties: the first)
+        target = int(torch.argmin(gap))  # nearest to Delta U below the best (ties: the first)
         for i, inserted in enumerate(self.inserted):
             shifted = values.clone()
-            if inserted:
-                shifted[target] += sensitivity
+            if inserted:  # the worst neighbour: the target up by Delta U, every other direction down by it
+                shifted -= sensitivity
+                shifted[target] += 2 * sensitivity
             self.targets[i], self.chosen[i] = target, mechanism(shifted)
 
 
@@ -160,8 +161,8 @@ def audit_heuristic_mix(estimator: HeuristicMixLinkPredictor, data: Data, *, can
     reports = [audit_from_scores(hit, shifts.inserted, attack="utility canaries: the raised direction is drawn",
                                  threshold=0.0, notes=[
                                      f"{canaries} utility canaries (white box), each a worst-case neighbour: one "
-                                     f"direction's utility raised by the sensitivity {fitted.info_['sensitivity']:.4g}, "
-                                     "inserted with probability 1/2, one draw of the fit's own mechanism each; the "
+                                     f"direction's utility raised by the sensitivity {fitted.info_['sensitivity']:.4g} "
+                                     "and the others lowered by it, inserted with probability 1/2, one draw of the fit's own mechanism each; the "
                                      "guess is 'inserted' iff the draw is that direction"], **common)]
     if edge_canaries:
         check_enough_guesses(lambda count: count, edge_canaries, confidence, what="edge")

@@ -239,7 +239,7 @@ def plot_grid(grid: RunsGrid, records: Iterable[RunRecord], out: Path) -> Path:
     panel per dataset with runs, the table's metric (x 100) against epsilon (log 2 axis) for every
     series of rows (mean and a ±1 std band over the seeds), each row without a series as a dashed
     horizontal line at its mean (a non-private model), and the trivial baseline of the metric
-    (``baseline:METRIC``, when the records carry it) as a dotted grey line.
+    (``baseline:METRIC`` of the series' rows, when their records carry it) as a dotted grey line.
 
     Args:
         grid: the table. records: its runs (from the store or from ``docs/results/``). out: the PNG.
@@ -270,8 +270,8 @@ def plot_grid(grid: RunsGrid, records: Iterable[RunRecord], out: Path) -> Path:
             else:
                 epsilon = float(row.settings["epsilon"])
                 series.setdefault(row.series, defaultdict(list))[epsilon].append(record.metrics[metric])
-            if baseline in record.metrics:
-                trivial.append(record.metrics[baseline])
+            if baseline in record.metrics and row.series is not None:  # the private rows' baseline (a
+                trivial.append(record.metrics[baseline])  # reference row's own, e.g. CN's chance, may differ)
         for name, points in series.items():
             _band(ax, dict(sorted(points.items())), name)
         for label, values in lines.items():

@@ -20,6 +20,10 @@ class MethodConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, use_enum_values=False)
 
 
+#: Margin below which a run and its baseline tie (metrics are shares or AUCs in [0, 1]).
+TIE = 1e-6
+
+
 class Baseline(BaseModel):
     """The trivial baseline of a run's task, measured in the same run on the same split.
 
@@ -46,11 +50,12 @@ class Baseline(BaseModel):
     note: str = ""
 
     def beaten_by(self, value: float) -> bool | None:
-        """Whether a run's ``value`` of :attr:`metric` beats the baseline (strictly); ``None``
-        for a reference or when either value is NaN."""
+        """Whether a run's ``value`` of :attr:`metric` beats the baseline by more than
+        :data:`TIE` (a float32 and a float64 computation of the same share differ by about 1e-8:
+        a tie is not a win); ``None`` for a reference or when either value is NaN."""
         if self.better == "reference" or math.isnan(value) or math.isnan(self.value):
             return None
-        return value > self.value if self.better == "higher" else value < self.value
+        return value > self.value + TIE if self.better == "higher" else value < self.value - TIE
 
 
 class Result(BaseModel):
