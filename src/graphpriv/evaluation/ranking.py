@@ -1,6 +1,7 @@
 """The protected-pair ranking protocol: split -> fit a ranker -> one noisy ranking per query -> metrics.
 
-One seed's split (:func:`graphpriv.ranking.protocol.ranking_split`): a share ``sigma_prot`` of the
+One seed's split (:func:`graphpriv.ranking.protocol.ranking_split`; under ``accounting="reference"``
+the released code's, :func:`graphpriv.ranking.reference.reference_split`): a share ``sigma_prot`` of the
 edges protected, the queries (the top ``query_fraction`` of nodes by triangle count), and per query
 a held-out share of its neighbours (positives, removed from the training graph) and of its
 non-neighbours (negatives): its test candidates. :class:`~graphpriv.methods.dplp_rank.DPLPRanker`
@@ -30,6 +31,7 @@ from graphpriv.methods.dplp_rank import DPLPRanker, RankConfig
 from graphpriv.methods.variants import RANK_VARIANTS
 from graphpriv.ranking.metrics import auc_at_k, precision_at_k, ranking_auc
 from graphpriv.ranking.protocol import RankingSplit, ranking_split
+from graphpriv.ranking.reference import reference_split
 
 __all__ = ["RANK_VARIANTS", "ranking_metrics", "run_rank"]
 
@@ -89,9 +91,10 @@ def run_rank(config: RankConfig, data: Data, *, seed: int, method: str = "dplp-r
     data = check_data(data, method=method)
     seed = check_seed(seed)
     timer = Timer()
+    make_split = reference_split if config.accounting == "reference" else ranking_split
     with timer.phase("split"):
-        split = ranking_split(data, sigma_prot=config.sigma_prot, query_fraction=config.query_fraction,
-                              holdout=config.holdout, seed=seed)
+        split = make_split(data, sigma_prot=config.sigma_prot, query_fraction=config.query_fraction,
+                           holdout=config.holdout, seed=seed)
     ranker = DPLPRanker(transform=variant[0], noise=variant[1], random_state=seed, **config.model_dump())
     ranker.fit(split, progress=progress)
     timer.merge(ranker.timings_)

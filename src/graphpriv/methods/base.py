@@ -6,18 +6,31 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+
+from graphpriv.errors import ConfigError
 
 from graphpriv.privacy.report import PrivacyReport
 from graphpriv.progress import Progress, no_progress, phase_progress  # noqa: F401 (re-exported: methods and protocols take them from here)
 
 
 class MethodConfig(BaseModel):
-    """Base of every method's hyperparameters: unknown keys are errors, values are validated."""
+    """Base of every method's hyperparameters: unknown keys are errors, values are validated.
+
+    ``accounting="reference"`` (a released code's protocol and noise) is refused by every config
+    but those that set ``reference_accounting`` (DPLP-rank's)."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True, use_enum_values=False)
+    reference_accounting: ClassVar[bool] = False
+
+    @model_validator(mode="after")
+    def _reference_only_where_implemented(self) -> MethodConfig:
+        if getattr(self, "accounting", None) == "reference" and not self.reference_accounting:
+            raise ConfigError(f"accounting='reference' (a released code's protocol and noise) exists for DPLP-rank "
+                              f"only; {type(self).__name__} takes 'rigorous' or 'paper'")
+        return self
 
 
 #: Margin below which a run and its baseline tie (metrics are shares or AUCs in [0, 1]).

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -47,7 +47,13 @@ from graphpriv.data.validation import check_data, check_node_ids
 from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress
 from graphpriv.methods.estimator import Estimator
-from graphpriv.nn.monotone import PowerTransform, UMNNTransform, apply_transform
+from graphpriv.nn.monotone import (
+    PowerTransform,
+    ReferencePowerTransform,
+    ReferenceUMNNTransform,
+    UMNNTransform,
+    apply_transform,
+)
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.events import PureDpEvent
 from graphpriv.privacy.hooks import AuditHook, noise_scale_of
@@ -61,6 +67,14 @@ from graphpriv.privacy.report import PrivacyReport
 from graphpriv.privacy.units import Accounting, PrivacyUnit
 from graphpriv.ranking.embeddings import EMBEDDING_SCORES, LinkClassifier, embed
 from graphpriv.ranking.protocol import RankingSplit, ranking_split
+from graphpriv.ranking.reference import (
+    REFERENCE_BASES,
+    ReferenceSplit,
+    reference_scaled,
+    reference_split,
+    reference_top_score,
+)
+from graphpriv.ranking.reference_training import DevQuery, train_reference_power, train_reference_umnn
 from graphpriv.ranking.scores import score_range, triad_scores
 from graphpriv.ranking.training import QueryPairs, noise_scale, train_transform
 
@@ -89,9 +103,12 @@ class RankConfig(MethodConfig):
                                   "epsilon_p = epsilon / top_k (None: epsilon_p as given)")
     epsilon_p: float = Field(0.1, gt=0, description="privacy per draw; a top-K list costs K * epsilon_p")
     top_k: int = Field(30, ge=1, description="K, the recommended list's length")
-    accounting: Accounting = Accounting.RIGOROUS
+    accounting: Accounting = Field(Accounting.RIGOROUS, description="rigorous, paper (the paper's noise scale) or "
+                                   "reference (the released code's protocol and noise; no stated guarantee)")
     degree_cap: float | None = Field(None, gt=0, description="PA only: cap on a candidate's degree")
     embedding_dim: int = Field(80, ge=2, description="node2vec / GCN embedding width")
+
+    reference_accounting: ClassVar[bool] = True
 
     @model_validator(mode="before")
     @classmethod
@@ -100,6 +117,10 @@ class RankConfig(MethodConfig):
         ``epsilon_p = epsilon / top_k``: a top-K list is K draws of eps_p (Prop. 4 of the paper)."""
         if not isinstance(values, dict) or values.get("epsilon") is None:
             return values
+        if values.get("accounting") == "reference":
+            raise ConfigError("accounting='reference' reproduces the released code's noise, which states no guarantee: "
+                              "it has no target epsilon to calibrate to; give epsilon_p (the code's 2 e_diff), not "
+                              "epsilon")
         epsilon = values["epsilon"]
         top_k = values.get("top_k", cls.model_fields["top_k"].default)
         if not isinstance(epsilon, (int, float)) or not isinstance(top_k, int) or epsilon <= 0 or top_k < 1:
@@ -115,6 +136,9 @@ class RankConfig(MethodConfig):
         if self.base == "pa" and self.degree_cap is None:
             raise ConfigError("base 'pa' has no sensitivity bound without a degree cap: set degree_cap "
                               "(candidates' degrees are clipped to it)")
+        if self.accounting == "reference" and self.base not in REFERENCE_BASES:
+            raise ConfigError(f"accounting='reference' reproduces the released code's scaling of "
+                              f"{' and '.join(REFERENCE_BASES)} only (got base={self.base!r})")
         return self
 
 
@@ -132,6 +156,15 @@ class DPLPRankConfig(RankConfig):
     tau: float = Field(0.01, gt=0)
     hidden: int = Field(20, ge=1, description="UMNN integrand width")
     quadrature: int = Field(50, ge=2, description="Clenshaw-Curtis intervals")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _released_epochs(cls, values: Any) -> Any:
+        """``accounting='reference'`` trains as the released code does: 50 epochs of nu and 10 of the
+        UMNN unless given."""
+        if isinstance(values, dict) and values.get("accounting") == "reference":
+            return {"lin_epochs": 50, "umnn_epochs": 10, **values}
+        return values
 
 
 def check_variant(transform: object, noise: object) -> tuple[str, str]:
@@ -161,10 +194,14 @@ class _Scorer:
     Args:
         config: the base score's settings. adj: ``[N, N]`` symmetric CSR of the graph scored on.
         classifier: the embedding link classifier (``node2vec`` / ``gcn`` bases), else None.
+        own: ``accounting="reference"``: ``[N]`` each node's own protected edges in ``adj``; the
+            scores are then scaled as the released code scales them
+            (:func:`~graphpriv.ranking.reference.reference_scaled`).
     """
 
-    def __init__(self, config: RankConfig, adj: sp.csr_matrix, classifier: LinkClassifier | None = None) -> None:
-        self.config, self.adj, self.classifier = config, adj, classifier
+    def __init__(self, config: RankConfig, adj: sp.csr_matrix, classifier: LinkClassifier | None = None,
+                 own: np.ndarray | None = None) -> None:
+        self.config, self.adj, self.classifier, self.own = config, adj, classifier, own
         self.degree = np.asarray(adj.sum(axis=1)).ravel()
 
     @classmethod
@@ -184,6 +221,8 @@ class _Scorer:
         if self.classifier is not None:
             return self.classifier.probability(rows, cols)
         s = triad_scores(self.adj, rows, cols, c.base, degree_cap=c.degree_cap)
+        if self.own is not None:  # the released code's scaling by the query's own protected edges, unclipped
+            return reference_scaled(s, c.base, self.own[rows])
         _, s_max = score_range(c.base, self.degree[rows], degree_cap=c.degree_cap)
         return np.divide(s, s_max, out=np.zeros_like(s), where=s_max > 0).clip(0.0, 1.0)
 
@@ -208,6 +247,9 @@ def _training_pairs(split: RankingSplit, scorer: _Scorer, max_negatives: int, se
 
 
 def _build_transform(config: DPLPRankConfig, transform: str) -> torch.nn.Module:
+    if config.accounting == "reference":
+        return ReferenceUMNNTransform(ReferencePowerTransform(config.tau), hidden=config.hidden,
+                                      quadrature=config.quadrature)
     power = PowerTransform(config.num_powers, config.tau)
     return power if transform == "power" else UMNNTransform(power, hidden=config.hidden, quadrature=config.quadrature)
 
@@ -373,6 +415,8 @@ class DPLPRanker(Estimator):
             raise ConfigError("audit_hook must be a graphpriv.privacy.hooks.AuditHook without canaries for "
                               "DPLPRanker (its rankings are audited with canary protected pairs in the data)")
         config, seed, timer = self._config, self.random_state, Timer()
+        if config.accounting == "reference":
+            return self._fit_reference(data, progress, audit_hook)
         notes: list[str] = []
         if not isinstance(data, RankingSplit):
             data = check_data(data, method=type(self).__name__)
@@ -422,18 +466,129 @@ class DPLPRanker(Estimator):
         self.info_, self.timings_ = info, dict(timer.timings)
         self._scorer, self._rng, self._notes = scorer, rng, notes
         self._noise_fault = noise_scale_of(audit_hook)
+        self.own_protected_ = None
         self.ledger_ = self._new_ledger()
         return self._fitted(None)
 
+    def _fit_reference(self, data: RankingSplit | Data, progress: Progress,
+                       audit_hook: AuditHook | None) -> DPLPRanker:
+        """``fit`` under ``accounting="reference"``: the released code's protocol, scaling, training
+        and noise (docs/dplp_rank.md, "What the reference code does"; module docstrings of
+        :mod:`graphpriv.ranking.reference` and :mod:`graphpriv.ranking.reference_training`)."""
+        config, seed, timer = self._config, self.random_state, Timer()
+        if self.transform == "power":
+            raise ConfigError("accounting='reference' reproduces the released DPLP (transform 'umnn') and the raw-score "
+                              "baselines (transform 'none'); DPLP-Lin's released test noise (one Gumbel per power) is "
+                              "not reproduced")
+        if isinstance(data, RankingSplit) and not isinstance(data, ReferenceSplit):
+            raise ConfigError("accounting='reference' needs the released code's split (a ReferenceSplit from "
+                              "graphpriv.ranking.reference.reference_split, or a graph to split), not a RankingSplit")
+        notes = ["reference accounting: the released code's protocol and noise, which state no guarantee; the "
+                 "epsilon reported is what its noise provides, given the trained transform (itself trained on "
+                 "protected edges)"]
+        if not isinstance(data, ReferenceSplit):
+            data = check_data(data, method=type(self).__name__)
+            with timer.phase("split"):
+                data = reference_split(data, sigma_prot=config.sigma_prot, query_fraction=config.query_fraction,
+                                       holdout=config.holdout, seed=seed)
+        split = data
+        eps = config.epsilon_p
+        scorer = _Scorer(config, split.train, own=split.own_test)
+        info: dict = {"queries": int(split.queries.size), "candidates": int(split.test_nodes.size),
+                      "protected_edges": int(split.protected.shape[1]),
+                      "unnoised_queries": int((split.own_test[split.queries] == 0).sum())}
+        f, scale = None, {"gumbel": 2.0 / eps, "laplace": 1.0 / eps, "staircase": 1.0, "none": 0.0}[self.noise]
+        if self.transform == "umnn":
+            with timer.phase("training"):
+                dev_scorer = _Scorer(config, split.dev, own=split.own_dev)
+                queries = []
+                for i, q in enumerate(split.queries):
+                    cand, labels, protected = split.dev_of(i)
+                    queries.append(DevQuery(dev_scorer(np.full(cand.size, q), cand), labels, protected,
+                                            bool(split.own_dev[q] > 0)))
+                rng = np.random.default_rng([seed, 89])
+                torch.manual_seed(seed)
+                nu = ReferencePowerTransform(config.tau)
+                common = {"epsilon_p": eps, "lr": config.lr, "weight_decay": config.weight_decay,
+                          "margin": config.margin, "rng": rng}
+                history = {"lin": train_reference_power(nu, queries, epochs=config.lin_epochs, **common)}
+                multiplier = nu.multiplier()
+                f = ReferenceUMNNTransform(nu, hidden=config.hidden, quadrature=config.quadrature)
+                history["umnn"] = train_reference_umnn(f, queries, multiplier=multiplier, epochs=config.umnn_epochs,
+                                                       **common)
+                f.eval()
+            scale = 2.0 * multiplier / eps  # m / e_diff, signed: the released code's test-time scale
+            info.update(train_loss=history, multiplier=multiplier, noise_scale=scale)
+            notes.append(f"noise multiplier m = sum of nu's raw weights = {multiplier:.6g} (scale m / e_diff = "
+                         f"{scale:.6g}{'; negative: a reversed Gumbel, not the exponential mechanism' if scale < 0 else ''})")
+        ends = (0.0, 1.0)
+        if f is not None:
+            with torch.no_grad():
+                ends = tuple(f(torch.tensor([0.0, 1.0], dtype=torch.float64)).tolist())
+        self.transform_, self.f_range_, self.noise_scale_ = f, ends, scale
+        self.num_nodes_, self.graph_, self.queries_ = split.num_nodes, split.train, split.queries.copy()
+        self.own_protected_ = split.own_test.copy()
+        self.draws_ = np.zeros(split.num_nodes, dtype=np.int64)
+        draw_epsilon, reference_notes = self._reference_epsilon(split)
+        notes += reference_notes
+        info["reference_draw_epsilon"] = draw_epsilon
+        self.info_, self.timings_ = info, dict(timer.timings)
+        self._scorer, self._rng, self._notes = scorer, np.random.default_rng([seed, 97]), notes
+        self._noise_fault = noise_scale_of(audit_hook)
+        self.ledger_ = self._new_ledger()
+        return self._fitted(None)
+
+    def _reference_epsilon(self, split: ReferenceSplit) -> tuple[float, list[str]]:
+        """The per-draw epsilon the reference noise provides to the worst noised query, and notes.
+
+        For query u, with utility range Delta_u = f(s_top) - f(0) (s_top: the largest scaled score
+        u can have, :func:`~graphpriv.ranking.reference.reference_top_score`) and Gumbel scale b:
+        b > 0 is the exponential mechanism, 2 Delta_u / b per draw; b < 0 (reversed Gumbel) is
+        bounded per list by 2 n_u Delta_u / |b| (n_u candidates), taken here as that over K draws;
+        a query with none of its own protected edges gets no noise (no guarantee). The one-shot
+        Laplace and staircase baselines report the paper's claim, eps_p per draw.
+        """
+        config, k = self._config, self._config.top_k
+        queries = split.queries
+        unnoised = int((split.own_test[queries] == 0).sum())
+        notes = [f"{unnoised} of {queries.size} queries have none of their own protected edges: the released code adds "
+                 "no noise to their lists (no guarantee at all)"] if unnoised else []
+        if self.noise in ("laplace", "staircase"):
+            return config.epsilon_p, notes + ["one-shot noise: the paper's claim, eps_p per draw, not proven"]
+        scale = self.noise_scale_
+        noised = queries[split.own_test[queries] > 0]
+        if scale == 0 or not noised.size:
+            return math.inf, notes + ["no query's list is noised: no guarantee"]
+        degree = np.asarray(split.train.sum(axis=1)).ravel()
+        top = reference_top_score(config.base, degree[noised], split.own_test[noised])
+        if self.transform_ is not None:
+            low = float(apply_transform(self.transform_, np.zeros(1))[0])
+            spread = apply_transform(self.transform_, top) - low
+        else:
+            spread = top
+        counts = np.diff(split.test_ptr)[split.own_test[queries] > 0]
+        per_list = (2 * k * spread / scale) if scale > 0 else (2 * counts * spread / abs(scale))
+        worst = float(per_list.max())
+        notes.append(f"epsilon its noise provides (reference accounting, given f): per list of K = {k}, median "
+                     f"{float(np.median(per_list)):.4g} and worst {worst:.4g} over the {noised.size} noised queries "
+                     f"(the paper claims K eps_p = {k * config.epsilon_p:g})")
+        return worst / k, notes
+
     def _new_ledger(self) -> Ledger:
         proven = self.noise == "gumbel"
+        accounting = self._config.accounting
         return Ledger(PrivacyUnit.PROTECTED_PAIR, delta=0.0, accountant="basic",
-                      accounting=Accounting(self._config.accounting if proven else "paper"))
+                      accounting=Accounting(accounting if proven or accounting == "reference" else "paper"))
 
     def _spend_draws(self, count: int) -> None:
         """Spend ``count`` draws of eps_p on ``ledger_`` (phase ``ranking``), labelled as the report
         names them: the exponential mechanism (Gumbel), or the one-shot baseline's claim."""
         eps = self._config.epsilon_p
+        if self._config.accounting == "reference":
+            eps = self.info_["reference_draw_epsilon"]
+            label = f"the released code's noise, what it provides: PureDpEvent(epsilon={eps:.6g})"
+            self.ledger_.spend(PureDpEvent(eps), phase="ranking", count=count, label=label)
+            return
         label = (f"exponential mechanism (Gumbel top-K): PureDpEvent(epsilon={eps:g})" if self.noise == "gumbel"
                  else f"one-shot {self.noise} noise, claimed PureDpEvent(epsilon={eps:g})")
         self.ledger_.spend(PureDpEvent(eps), phase="ranking", count=count, label=label)
@@ -454,7 +609,7 @@ class DPLPRanker(Estimator):
             NotFittedError: before ``fit``.
         """
         self._check_fitted()
-        if self.noise == "none":
+        if self.noise == "none" or not math.isfinite(self.info_.get("reference_draw_epsilon", 0.0)):
             return None
         eps, k = self._config.epsilon_p, self._config.top_k
         return self.ledger_.report(target_epsilon=k * eps, notes=self._notes)
@@ -539,13 +694,18 @@ class DPLPRanker(Estimator):
     def _noisy_order(self, queries: np.ndarray, ptr: np.ndarray, nodes: np.ndarray,
                      k: int) -> tuple[np.ndarray, np.ndarray]:
         config, rng, size, fault = self._config, self._rng, nodes.size, self._noise_fault
-        s = self._scorer(np.repeat(queries, np.diff(ptr)), nodes)
+        rows = np.repeat(queries, np.diff(ptr))
+        s = self._scorer(rows, nodes)
+        if self.own_protected_ is not None:  # reference: queries without their own protected edges get no noise
+            fault = fault * (self.own_protected_[rows] > 0)
         if self.noise == "gumbel":
             if self.transform_ is not None:
                 with torch.no_grad():
-                    # f is monotone, but its quadrature is only up to ~1e-6 of its range: clamping to
-                    # [f(0), f(1)] keeps every utility inside the range the sensitivity assumes
-                    s = apply_transform(self.transform_, s).clip(self.f_range_[0], self.f_range_[1])
+                    s = apply_transform(self.transform_, s)
+                    if self.own_protected_ is None:
+                        # f is monotone, but its quadrature is only up to ~1e-6 of its range: clamping to
+                        # [f(0), f(1)] keeps every utility inside the range the sensitivity assumes
+                        s = s.clip(self.f_range_[0], self.f_range_[1])
             noisy = s + gumbel_noise(size, self.noise_scale_ * fault, rng)
         elif self.noise == "laplace":
             noisy = s + laplace_noise(size, fault / config.epsilon_p, rng)
@@ -614,7 +774,8 @@ class DPLPRanker(Estimator):
             "queries": torch.from_numpy(self.queries_), "draws": torch.from_numpy(self.draws_.copy()),
             "transform": {} if f is None else f.state_dict(), "f_range": list(self.f_range_),
             "noise_scale": self.noise_scale_, "rng": json.dumps(self._rng.bit_generator.state),
-            "notes": list(self._notes), "info": json.dumps(self.info_, default=_plain), "timings": dict(self.timings_)}
+            "notes": list(self._notes), "info": json.dumps(self.info_, default=_plain), "timings": dict(self.timings_),
+            "own_protected": None if self.own_protected_ is None else torch.from_numpy(self.own_protected_.copy())}
         if c is not None:
             state["classifier"] = {"z": torch.from_numpy(np.ascontiguousarray(c.z)),
                                    "coef": torch.from_numpy(c.model.coef_.copy()),
@@ -672,7 +833,15 @@ class DPLPRanker(Estimator):
         self.num_nodes_, self.graph_, self.queries_ = n, adj, queries.astype(np.int64)
         self.draws_ = draws.astype(np.int64)
         self.info_, self.timings_ = json.loads(state["info"]), dict(state["timings"])
-        self._scorer, self._rng, self._notes = _Scorer(config, adj, classifier), rng, list(state["notes"])
+        own = state.get("own_protected")
+        if config.accounting == "reference":
+            if not isinstance(own, torch.Tensor) or own.dim() != 1 or own.numel() != n:
+                raise ValueError(f"a reference ranker's file must hold each node's own protected edges ({n} counts)")
+            own = own.numpy().astype(np.int64).copy()
+        else:
+            own = None
+        self.own_protected_ = own
+        self._scorer, self._rng, self._notes = _Scorer(config, adj, classifier, own=own), rng, list(state["notes"])
         self._noise_fault = 1.0  # an audit's fault is never saved
         self.ledger_ = self._new_ledger()
         if (worst := int(self.draws_.max(initial=0))) and self.noise != "none":

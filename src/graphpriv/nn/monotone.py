@@ -8,6 +8,11 @@ monotonic neural networks" (NeurIPS 2019) for the integral form and Clenshaw–C
 - ``UMNNTransform``: f(s) = int_0^{nu_beta(s)} g_phi(t) dt + b0 with g_phi = ELU(MLP(t)) + 1 > 0
   (one hidden layer of 20 units); the integral by Clenshaw–Curtis quadrature. Increasing in s
   for any parameters.
+- ``ReferencePowerTransform`` and ``ReferenceUMNNTransform``: the same two as the authors' released
+  code builds them (read to understand, not copied; DPLP-rank's ``accounting="reference"``):
+  powers s^(1/p) for p = 0.30, 0.31, ..., 1.99, weights exp(tau W) with W starting at -100 but for
+  the first power's 0, a bias; the UMNN with a trainable log-scale c1 and offset c0,
+  f = exp(c1) int_0^{nu(s)} g + c0, its integrand's weights all starting at 1.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-__all__ = ["PowerTransform", "UMNNTransform", "apply_transform", "clenshaw_curtis"]
+__all__ = ["PowerTransform", "ReferencePowerTransform", "ReferenceUMNNTransform", "UMNNTransform", "apply_transform",
+           "clenshaw_curtis"]
 
 
 def clenshaw_curtis(n: int) -> tuple[Tensor, Tensor]:
@@ -104,6 +110,79 @@ class UMNNTransform(nn.Module):
 
     def forward(self, s: Tensor) -> Tensor:
         return self.integral(self.power(s)) + self.b0
+
+
+class ReferencePowerTransform(nn.Module):
+    """nu(s) = sum_i exp(tau W_i) s^(1/p_i) + b as the released DPLP code builds it, ``[P] -> [P]``
+    float64 (s >= 0; s above 1 allowed, the code's scores are not clipped).
+
+    p_i = 0.30, 0.31, ..., 1.99 (170 powers, exponents 3.33 down to 0.5025); W starts at -100
+    (weight e^-1) but for the first power's 0 (weight 1); b starts at 0. :meth:`multiplier` is the
+    sum of the raw W, the released code's test-time noise multiplier.
+
+    Args:
+        tau: temperature (0.01).
+    """
+
+    def __init__(self, tau: float = 0.01) -> None:
+        super().__init__()
+        self.register_buffer("exponents", 1.0 / (0.30 + torch.arange(170, dtype=torch.float64) / 100))
+        start = torch.full((170,), -100.0, dtype=torch.float64)
+        start[0] = 0.0
+        self.W = nn.Parameter(start)
+        self.b = nn.Parameter(torch.zeros((), dtype=torch.float64))
+        self.tau = tau
+
+    def features(self, s: Tensor) -> Tensor:
+        """``[P, 170]`` the powers s^(1/p_i)."""
+        return s.to(torch.float64).clamp_min(0.0).unsqueeze(-1).pow(self.exponents)
+
+    def forward(self, s: Tensor, feature_noise: Tensor | None = None) -> Tensor:
+        """nu(s), with ``feature_noise`` ``[P, 170]`` added to the powers first when given (the
+        released code's training noise)."""
+        x = self.features(s)
+        if feature_noise is not None:
+            x = x + feature_noise
+        return x @ torch.exp(self.tau * self.W) + self.b
+
+    def multiplier(self) -> float:
+        """sum_i W_i, the raw weights' sum (the released code's test-time noise multiplier m)."""
+        return float(self.W.detach().sum())
+
+
+class ReferenceUMNNTransform(nn.Module):
+    """f(s) = exp(c1) int_0^{nu(s)} g(t) dt + c0 as the released DPLP code builds it, ``[P] -> [P]``.
+
+    g(t) = ELU(MLP([t, 0])) + 1 with one hidden layer of ``hidden`` units, every weight starting
+    at 1 and every bias at 0 (so the hidden units stay identical); c0 and c1 start at 0. nu is
+    frozen. The integral by Clenshaw–Curtis quadrature (``quadrature`` intervals); an upper limit
+    nu(s) < 0 integrates backwards (f stays increasing in nu).
+
+    Args:
+        power: the trained :class:`ReferencePowerTransform`. hidden: 20. quadrature: 50.
+    """
+
+    def __init__(self, power: ReferencePowerTransform, *, hidden: int = 20, quadrature: int = 50) -> None:
+        super().__init__()
+        self.power = power.requires_grad_(False)
+        self.integrand = nn.Sequential(nn.Linear(2, hidden), nn.ReLU(), nn.Linear(hidden, 1)).double()
+        for layer in (self.integrand[0], self.integrand[2]):
+            nn.init.ones_(layer.weight)
+            nn.init.zeros_(layer.bias)
+        self.c = nn.Parameter(torch.zeros(2, dtype=torch.float64))  # offset c0, log-scale c1
+        nodes, weights = clenshaw_curtis(quadrature)
+        self.register_buffer("nodes", nodes)
+        self.register_buffer("weights", weights)
+
+    def g(self, t: Tensor) -> Tensor:
+        """The integrand ELU(MLP([t, 0])) + 1 > 0, elementwise."""
+        x = torch.stack([t, torch.zeros_like(t)], dim=-1)
+        return F.elu(self.integrand(x)).squeeze(-1) + 1.0
+
+    def forward(self, s: Tensor) -> Tensor:
+        upper = self.power(s)
+        t = upper.unsqueeze(-1) * (1.0 + self.nodes) / 2.0
+        return torch.exp(self.c[1]) * upper * (self.g(t) * self.weights).sum(-1) / 2.0 + self.c[0]
 
 
 def apply_transform(f: nn.Module, s: np.ndarray, *, chunk_size: int = 1 << 15) -> np.ndarray:

@@ -107,14 +107,19 @@ class Accounting(str, enum.Enum):
 
     ``RIGOROUS`` is the correct bound (the default). ``PAPER`` reproduces a paper's own, looser
     analysis where graphpriv implements one (the method's docs page names it); results produced
-    with it say so.
+    with it say so. ``REFERENCE`` reproduces a paper's released code, protocol and noise included,
+    where that code departs from its paper (DPLP-rank only, docs/dplp_rank.md): it states no
+    guarantee, and its report gives the epsilon the code's noise provides. A config that has no
+    reference mode refuses it (:class:`graphpriv.methods.base.MethodConfig`).
 
     A member is interchangeable with its value: it equals, hashes and formats as ``"rigorous"`` /
-    ``"paper"`` (so a dict keyed by the strings finds it, and an f-string prints the word).
+    ``"paper"`` / ``"reference"`` (so a dict keyed by the strings finds it, and an f-string prints
+    the word).
     """
 
     RIGOROUS = "rigorous"
     PAPER = "paper"
+    REFERENCE = "reference"
 
     def __str__(self) -> str:
         return self.value

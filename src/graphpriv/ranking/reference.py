@@ -32,7 +32,44 @@ from graphpriv.data.graph import decode_pairs, pair_codes, to_csr, undirected_pa
 from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.ranking.protocol import RankingSplit
 
-__all__ = ["ReferenceSplit", "reference_split", "two_walk_reach"]
+__all__ = ["REFERENCE_BASES", "ReferenceSplit", "reference_scaled", "reference_split", "reference_top_score",
+           "two_walk_reach"]
+
+
+#: The base scores whose scaling the released code defines and graphpriv reproduces.
+REFERENCE_BASES = ("aa", "cn")
+
+
+def _own_bound(base: str, own: np.ndarray) -> np.ndarray:
+    """The released code's "sensitivity" of a query: its own protected edges a, over ln 2 for AA."""
+    own = np.asarray(own, dtype=np.float64)
+    return own / np.log(2.0) if base == "aa" else own
+
+
+def reference_scaled(raw: np.ndarray, base: str, own: np.ndarray) -> np.ndarray:
+    """The released code's scaling of a query's base scores: raw / (bound + 1) when the query's
+    bound (:func:`_own_bound` of its ``own`` protected edges) is above 1.01, raw otherwise; not
+    clipped (scores above 1 stay).
+
+    Args:
+        raw: ``[P]`` base scores. base: ``aa`` or ``cn``. own: ``[P]`` the query's own protected
+            edges for each score.
+
+    Raises:
+        ValueError: another base.
+    """
+    if base not in REFERENCE_BASES:
+        raise ValueError(f"the released code's scaling is reproduced for {', '.join(REFERENCE_BASES)} (got {base!r})")
+    bound = _own_bound(base, own)
+    return np.where(bound > 1.01, np.asarray(raw, dtype=np.float64) / (bound + 1.0), raw)
+
+
+def reference_top_score(base: str, degree: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """The largest scaled score a query can give on any neighbouring graph: CN <= deg(u) and
+    AA <= deg(u) / ln 2 (every common neighbour of degree 2 at least), scaled as
+    :func:`reference_scaled` scales it; ``[Q]``."""
+    top = np.asarray(degree, dtype=np.float64) / (np.log(2.0) if base == "aa" else 1.0)
+    return reference_scaled(top, base, own)
 
 
 def two_walk_reach(adj: sp.spmatrix) -> np.ndarray:
@@ -130,11 +167,12 @@ def reference_split(data: Data, *, sigma_prot: float = 0.3, query_fraction: floa
         ConfigError: a share out of range. DatasetError: no query keeps a non-protected positive and
             a negative in both parts.
     """
-    for name, value, low_open in (("sigma_prot", sigma_prot, False), ("query_fraction", query_fraction, True),
-                                  ("holdout", holdout, True), ("dev_fraction", dev_fraction, True)):
-        if not (0 < value <= 1 if low_open else 0 <= value <= 1) or (name in ("holdout", "dev_fraction") and value >= 1):
-            raise ConfigError(f"{name} must be in {'(0, 1)' if name in ('holdout', 'dev_fraction') else '[0, 1]'} "
-                              f"(got {value!r})")
+    ranges = {"sigma_prot": (sigma_prot, 0.0, 1.0, "[0, 1]"), "query_fraction": (query_fraction, 1e-300, 1.0, "(0, 1]"),
+              "holdout": (holdout, 1e-300, np.nextafter(1.0, 0.0), "(0, 1)"),
+              "dev_fraction": (dev_fraction, 1e-300, np.nextafter(1.0, 0.0), "(0, 1)")}
+    for name, (value, low, high, text) in ranges.items():
+        if not (isinstance(value, (int, float)) and low <= value <= high):
+            raise ConfigError(f"{name} must be in {text} (got {value!r})")
     n = int(data.num_nodes)
     pairs = undirected_pairs(data.edge_index)
     full = to_csr(pairs, n)
