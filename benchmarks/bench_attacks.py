@@ -9,7 +9,7 @@
 3. ``--dense-release`` (instead of 1 and 2): EdgeRand at epsilon 0.5 on Cora (about 1.4M released
    edges), as ``graphpriv run edgerand -d cora --epsilon 0.5`` runs it: publishing with its utility
    evaluation (``--set attacks=none``) and each of the eight attacks (``--set attacks=ID --set
-   utility=false``), then ``graphpriv run seal -d pb`` and ``graphpriv run dplp-ns -d pb``; each
+   utility=false``), then ``graphpriv run seal-gcn -d pb`` and ``graphpriv run dplp-ns -d pb``; each
    against today's path (before the speed-ups) in the same run, with the ratio and the peak
    resident memory of each measurement (a fresh process each). Today's path is reached from here
    only: the GAE with ``edges_per_epoch=None`` (every edge, PyG's ``negative_sampling`` each
@@ -190,7 +190,7 @@ def _pb(method: str, old: bool, old_epochs: int) -> dict:
     epochs = result.config["epochs"]
     total = t["total"]
     if old:
-        full = dplp.SEALConfig().epochs if method == "seal" else dplp.DPLPConfig().epochs
+        full = dplp.SEALConfig().epochs if method == "seal-gcn" else dplp.DPLPConfig().epochs
         total += t["training"] * (full / epochs - 1)
         epochs = full
     return {"seconds": total, "training": t["training"], "extraction": t.get("extraction", 0.0),
@@ -275,7 +275,7 @@ def bench_dense_release(threads: int, old_epochs: int, pb_old_epochs: int, seal_
             cell = _cell(old)
         print(f"| edgerand ... --set attacks={name} --set utility=false | {_cell(new)} | {cell} | "
               f"{_ratio(old, new)} | {_mem(new)} | {_mem(old) if name != 'seal' else '-'} | {new.get('metric', '')} |")
-    for method in ("seal", "dplp-ns"):
+    for method in ("seal-gcn", "dplp-ns"):  # the subgraph GCN (seal-gcn: what this row has always timed)
         new = _measure(threads, timeout, _pb, method, False, pb_old_epochs)
         old = _measure(threads, timeout, _pb, method, True, pb_old_epochs)
         print(f"| {method} -d pb ({new.get('epochs', '?')} epochs) | {_cell(new)} | {_cell(old)} | {_ratio(old, new)} | "

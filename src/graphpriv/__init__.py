@@ -19,6 +19,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "Estimator": "graphpriv.methods.estimator",
     "DPLPLinkPredictor": "graphpriv.methods.dplp_subgraph",
+    "SEALGCNLinkPredictor": "graphpriv.methods.dplp_subgraph",
     "SEALLinkPredictor": "graphpriv.methods.dplp_subgraph",
     "LapGraphLinkPredictor": "graphpriv.methods.lapgraph_sgnn",
     "CommonNeighbours": "graphpriv.methods.heuristic",

@@ -9,7 +9,13 @@ from graphpriv.data.splits import link_split
 from graphpriv.errors import ConfigError, DatasetError, GraphPrivError, ModelFileError, NotFittedError
 from graphpriv.evaluation.link import training_graph
 from graphpriv.linkpred.subgraphs import Extractor
-from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor, SEALConfig, SEALLinkPredictor
+from graphpriv.methods.dplp_subgraph import (
+    DPLPLinkPredictor,
+    SEALConfig,
+    SEALDGCNNConfig,
+    SEALGCNLinkPredictor,
+    SEALLinkPredictor,
+)
 from graphpriv.methods.estimator import Estimator
 from graphpriv.methods.heuristic import CommonNeighbours, NeighbourhoodHeuristic
 from graphpriv.methods.lapgraph_sgnn import LapGraphConfig, LapGraphLinkPredictor
@@ -127,9 +133,11 @@ def test_non_private_estimators_report_nothing(fitted):
 def test_preset_defaults_are_the_registrys():
     from graphpriv.experiments.registry import make_config
 
-    assert SEALConfig() == make_config("seal", {})
+    assert SEALDGCNNConfig() == make_config("seal", {}) and SEALConfig() == make_config("seal-gcn", {})
     assert LapGraphConfig() == make_config("lapgraph-sgnn", {})
     assert SEALLinkPredictor().get_params() == {"random_state": None, **make_config("seal", {}).model_dump(mode="json")}
+    assert SEALGCNLinkPredictor().get_params() == {"random_state": None,
+                                                   **make_config("seal-gcn", {}).model_dump(mode="json")}
 
 
 def test_without_validation_the_last_epoch_is_kept(train):

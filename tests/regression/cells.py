@@ -18,7 +18,8 @@ GOLDEN = Path(__file__).with_name("golden.json")
 CELLS: dict[str, dict] = {
     "dplp-ps": {"epochs": 2, "batch_size": 32, "epsilon": 4.0},
     "dplp-ns": {"epochs": 2, "batch_size": 32, "epsilon": 4.0},
-    "seal": {"epochs": 2, "batch_size": 32},
+    "seal": {"epochs": 2, "h": 1},
+    "seal-gcn": {"epochs": 2, "batch_size": 32},
     "lapgraph-sgnn": {"epochs": 2, "batch_size": 32, "epsilon": 4.0},
     "cn": {},
     "aa": {},

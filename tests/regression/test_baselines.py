@@ -17,7 +17,7 @@ pytestmark = pytest.mark.usefixtures("one_thread")
 NODE = {"dpar-em0", "dpar-em1", "dpar-gm", "dpar-nodp", "dp-mlp", "mlp"}
 TRANSDUCTIVE = {"gap-edp", "gap-inf", "gap-ndp", "gcn", "progap-edp", "progap-inf", "progap-ndp", "sage-ndp",
                 "dp-mlp-transductive", "mlp-transductive"}
-LINK = {"dplp-ps", "dplp-ns", "seal", "lapgraph-sgnn", "gae", "edgerand-gae", "lapgraph-gae", "dp-heuristic-mix"}
+LINK = {"dplp-ps", "dplp-ns", "seal", "seal-gcn", "lapgraph-sgnn", "gae", "edgerand-gae", "lapgraph-gae", "dp-heuristic-mix"}
 RANK = {"dplp-rank", "dplp-rank-lin", "rank-exponential", "rank-laplace", "rank-staircase", "rank-nonprivate"}
 PUBLISH = {"ppgsl", "random-perturb", "dice", "edgerand", "lapgraph"}
 SYNTH = {"privdpr", "privdpr-tight", "dpr", "tmf", "dp-1k", "privgraph", "edgerand-synthesis", "lapgraph-synthesis"}

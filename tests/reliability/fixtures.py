@@ -15,7 +15,7 @@ REG_EDGES = 2126
 #: Cheapest settings of every method (one epoch, no attack, no utility run): a case whose input is
 #: wrongly accepted still finishes in about a second.
 CHEAP: dict[str, dict] = {
-    "dplp-ps": {"epochs": 1}, "dplp-ns": {"epochs": 1}, "seal": {"epochs": 1}, "lapgraph-sgnn": {"epochs": 1},
+    "dplp-ps": {"epochs": 1}, "dplp-ns": {"epochs": 1}, "seal": {"epochs": 1, "h": 1}, "seal-gcn": {"epochs": 1}, "lapgraph-sgnn": {"epochs": 1},
     "cn": {}, "aa": {}, "ra": {}, "ra3": {}, "dp-heuristic-mix": {}, "gae": {"epochs": 1}, "edgerand-gae": {"epochs": 1}, "lapgraph-gae": {"epochs": 1},
     "dplp-rank": {"lin_epochs": 1, "umnn_epochs": 1}, "rank-laplace": {},
     "privdpr": {"epochs": 1, "evaluate": False, "r": 8, "d": 8},

@@ -149,11 +149,13 @@ def run_dplp(config: DPLPConfig, data: Data, *, seed: int, method: str = "dplp-p
 
 def run_seal(config: DPLPConfig, data: Data, *, seed: int, method: str = "seal",
              progress: Progress = no_progress) -> Result:
-    """Fit and test :class:`~graphpriv.methods.dplp_subgraph.SEALLinkPredictor` (no DP) by the
-    link protocol; as :func:`run_dplp`, with ``privacy`` ``None``."""
-    from graphpriv.methods.dplp_subgraph import SEALLinkPredictor
+    """Fit and test :class:`~graphpriv.methods.dplp_subgraph.SEALLinkPredictor` (``seal``: SEAL's
+    DGCNN) or :class:`~graphpriv.methods.dplp_subgraph.SEALGCNLinkPredictor` (``seal-gcn``: the
+    private models' GCN), no DP, by the link protocol; as :func:`run_dplp`, with ``privacy`` ``None``."""
+    from graphpriv.methods.dplp_subgraph import SEALGCNLinkPredictor, SEALLinkPredictor
 
-    return _run_subgraph(SEALLinkPredictor, config, data, seed=seed, method=method, progress=progress)
+    cls = SEALGCNLinkPredictor if method == "seal-gcn" else SEALLinkPredictor
+    return _run_subgraph(cls, config, data, seed=seed, method=method, progress=progress)
 
 
 def run_lapgraph_sgnn(config: LapGraphConfig, data: Data, *, seed: int, method: str = "lapgraph-sgnn",

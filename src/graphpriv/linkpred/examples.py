@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from graphpriv.data.graph import decode_pairs, pair_codes
+from graphpriv.data.splits import sample_non_edges
 
 
 def sample_capped_negatives(pairs: np.ndarray, num_nodes: int, *, lam: float, theta: int,
@@ -66,6 +67,25 @@ def training_links(pairs: np.ndarray, num_nodes: int, *, lam: float, theta: int,
         ``(links [2, L], labels [L] float32)``.
     """
     neg = sample_capped_negatives(pairs, num_nodes, lam=lam, theta=theta, rng=rng)
+    links = np.concatenate([pairs, neg], axis=1)
+    labels = np.concatenate([np.ones(pairs.shape[1]), np.zeros(neg.shape[1])]).astype(np.float32)
+    order = rng.permutation(links.shape[1])
+    return links[:, order], labels[order]
+
+
+def uniform_training_links(pairs: np.ndarray, num_nodes: int, *,
+                           rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Positive links (the edges) and as many uniform non-edges, shuffled: SEAL's training examples
+    (Zhang & Chen, "Link prediction based on graph neural networks", NeurIPS 2018: negatives are
+    uniform node pairs that are not edges, as the test negatives are). No degree cap: not private.
+
+    Returns:
+        ``(links [2, L], labels [L] float32)``.
+
+    Raises:
+        DatasetError: fewer non-edges than edges.
+    """
+    neg = sample_non_edges(num_nodes, pairs.shape[1], forbidden=pairs, rng=rng)
     links = np.concatenate([pairs, neg], axis=1)
     labels = np.concatenate([np.ones(pairs.shape[1]), np.zeros(neg.shape[1])]).astype(np.float32)
     order = rng.permutation(links.shape[1])

@@ -45,7 +45,7 @@ from graphpriv.data.validation import check_data, check_node_pairs
 from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.linkpred.dependency import check_dependency_bound
 from graphpriv.linkpred.drnl import max_drnl_label
-from graphpriv.linkpred.examples import training_links
+from graphpriv.linkpred.examples import training_links, uniform_training_links
 from graphpriv.linkpred.projection import project_degree
 from graphpriv.linkpred.subgraphs import (
     Extractor,
@@ -71,8 +71,9 @@ from graphpriv.privacy.sensitivity import (
 )
 from graphpriv.privacy.units import Accounting, PrivacyUnit
 
-__all__ = ["DPLPConfig", "DPLPLinkPredictor", "SEALConfig", "SEALLinkPredictor", "calibrate_training_noise",
-           "check_group_fits", "dependency_bound", "label_cap", "make_optimizer", "training_steps"]
+__all__ = ["DPLPConfig", "DPLPLinkPredictor", "SEALConfig", "SEALDGCNNConfig", "SEALGCNLinkPredictor", "SEALLinkPredictor",
+           "calibrate_training_noise",
+           "check_group_fits", "dependency_bound", "label_cap", "make_optimizer", "sort_pool_size", "training_steps"]
 
 
 class DPLPConfig(MethodConfig):
@@ -127,14 +128,38 @@ class DPLPConfig(MethodConfig):
 
 
 class SEALConfig(DPLPConfig):
-    """SEAL's defaults (Zhang & Chen 2018, as the DPLP paper runs it, Sec. VII-A): 1-hop enclosing
-    subgraphs of the unprojected training graph, no noise, Adam at lr 0.001, dropout 0.5."""
+    """The private models' subgraph GCN without noise (``seal-gcn``): 1-hop enclosing subgraphs of the
+    unprojected training graph, no noise, Adam at lr 0.001, dropout 0.5 (the DPLP paper's Sec.
+    VII-A settings applied to SEAL's subgraphs)."""
 
     private: bool = False
     extractor: Extractor = Extractor.NEIGHBOURHOOD
     project: bool = False
     optimizer: str = Field("adam", pattern="^(sgd|adam)$")
     lr: float = Field(0.001, gt=0)
+
+
+class SEALDGCNNConfig(SEALConfig):
+    """SEAL's own model and settings (Zhang & Chen, "Link prediction based on graph neural networks",
+    NeurIPS 2018, Sec. 4-5, and its released code, read to understand): DGCNN with four graph
+    convolutions (``gcn_layers`` = 3 of ``hidden`` = 32 channels, then 1), SortPooling of the
+    ``sort_percentile`` (60%) percentile of the training subgraphs' sizes (at least 10), 1-D
+    convolutions, a dense layer of ``dense`` = 128 with dropout 0.5 (the only dropout), Adam at
+    1e-4, batch 32, 50 epochs; h = 2 hops (SEAL's choice on USAir, Yeast and C.elegans; h = 1 on
+    PolBlogs, as its released code notes, for memory); training negatives uniform non-edges, as
+    many as the edges. Not private: the data-dependent SortPooling size is fine here."""
+
+    backbone: Backbone = Backbone.DGCNN
+    h: int = Field(2, ge=1, description="hops of the enclosing subgraphs")
+    gcn_layers: int = Field(3, ge=1, description="DGCNN graph convolutions of hidden width (then a 1-channel one)")
+    dense: int = Field(128, ge=1, description="DGCNN dense layer width")
+    sort_k: Annotated[int, Field(ge=10)] | Literal["auto"] = Field(
+        "auto", description="SortPooling size, or auto: the sort_percentile of the training subgraphs' sizes (>= 10)")
+    sort_percentile: float = Field(0.6, gt=0, le=1)
+    negatives: Literal["uniform", "capped"] = Field("uniform", description="training negatives: uniform non-edges "
+                                                    "(SEAL) or DPLP's degree-capped ones")
+    lr: float = Field(1e-4, gt=0)
+    batch_size: int = Field(32, ge=1)
 
 
 def dependency_bound(config: DPLPConfig) -> int:
@@ -298,10 +323,19 @@ def _select(config: DPLPConfig, pairs: np.ndarray, num_nodes: int, ledger: Ledge
 
 
 def _build_model(config: DPLPConfig) -> SubgraphGNN:
-    """The subgraph GNN of ``config`` (draws its initial weights from torch's global generator)."""
+    """The subgraph GNN of ``config`` (draws its initial weights from torch's global generator);
+    SEAL's DGCNN (:class:`SEALDGCNNConfig`) has its own depth and dense width, and ``sort_k``
+    resolved by ``fit``."""
+    layers = getattr(config, "gcn_layers", None) or (config.k if config.extractor is Extractor.PATH else config.h)
     return SubgraphGNN(label_cap(config) + 1, backbone=config.backbone, hidden=config.hidden, dropout=config.dropout,
-                       num_layers=config.k if config.extractor is Extractor.PATH else config.h,
-                       sort_k=config.sort_k)
+                       num_layers=layers, sort_k=config.sort_k, dense=getattr(config, "dense", None))
+
+
+def sort_pool_size(sizes: np.ndarray, percentile: float) -> int:
+    """SEAL's SortPooling size: the smallest size with at least ``percentile`` of the subgraphs no
+    larger (the ``ceil(percentile n)``-th smallest), at least 10 (Zhang & Chen 2018, Sec. 5)."""
+    ordered = np.sort(np.asarray(sizes))
+    return max(10, int(ordered[max(0, math.ceil(percentile * ordered.size) - 1)])) if ordered.size else 10
 
 
 def _plain(value: Any) -> Any:
@@ -441,7 +475,10 @@ class DPLPLinkPredictor(Estimator):
         """
         seed = self.random_state
         cap_theta = config.theta if config.project else num_nodes  # the negative cap needs the projection
-        links, labels = training_links(pairs, num_nodes, lam=config.lam, theta=cap_theta, rng=rng)
+        if getattr(config, "negatives", "capped") == "uniform":
+            links, labels = uniform_training_links(pairs, num_nodes, rng=rng)
+        else:
+            links, labels = training_links(pairs, num_nodes, lam=config.lam, theta=cap_theta, rng=rng)
         num_examples = links.shape[1]
         if config.batch_size > num_examples:
             raise ConfigError(f"batch_size={config.batch_size} exceeds the {num_examples} training "
@@ -482,6 +519,10 @@ class DPLPLinkPredictor(Estimator):
                                             extractor=config.extractor, k=config.k, h=config.h,
                                             progress=phase_progress(progress, "validation extraction"))
         info["max_subgraph_nodes"] = int(train_set.num_nodes_per_subgraph.max())
+        if config.sort_k == "auto":  # SEAL's DGCNN: the percentile of the training subgraphs' sizes
+            config = config.model_copy(update={"sort_k": sort_pool_size(train_set.num_nodes_per_subgraph,
+                                                                        config.sort_percentile)})
+            info["sort_k"] = config.sort_k
         torch.manual_seed(seed)
         model = _build_model(config)
         selector = _Selector(model, None if val_set is None else lambda: _auc(model, val_set, config, cap))
@@ -601,15 +642,25 @@ class DPLPLinkPredictor(Estimator):
 
 
 class SEALLinkPredictor(DPLPLinkPredictor):
-    """SEAL: the DPLP subgraph GNN without noise on 1-hop enclosing subgraphs of the unprojected
-    training graph (Zhang & Chen, "Link prediction based on graph neural networks", NeurIPS 2018;
-    the DPLP paper's non-private baseline, Sec. VII-A). Defaults: :class:`SEALConfig`.
+    """SEAL with its own DGCNN and settings (Zhang & Chen, "Link prediction based on graph neural
+    networks", NeurIPS 2018; the DPLP paper's non-private baseline, Table II): h-hop enclosing
+    subgraphs of the unprojected training graph, DRNL labels, DGCNN, no noise. Defaults:
+    :class:`SEALDGCNNConfig`.
 
     No differential privacy: ``privacy_report_`` is ``None``. Everything else is
-    :class:`DPLPLinkPredictor`'s (``fit``, ``predict_proba``, ``score``, the fitted attributes).
-    The saved file holds the training graph (``graph_``, needed to extract prediction subgraphs)
-    and facts of it in ``info_``: keep it as private as the data (nothing in it is protected).
+    :class:`DPLPLinkPredictor`'s (``fit``, ``predict_proba``, ``score``, the fitted attributes;
+    ``info_["sort_k"]``: the SortPooling size ``fit`` chose). The saved file holds the training
+    graph (``graph_``, needed to extract prediction subgraphs) and facts of it in ``info_``: keep it
+    as private as the data (nothing in it is protected).
     """
+
+    config_cls = SEALDGCNNConfig
+
+
+class SEALGCNLinkPredictor(DPLPLinkPredictor):
+    """The private models' subgraph GCN without noise on SEAL's 1-hop enclosing subgraphs
+    (``seal-gcn``; what graphpriv called SEAL before it had SEAL's own DGCNN). Defaults:
+    :class:`SEALConfig`. Not private; files as :class:`SEALLinkPredictor`'s."""
 
     config_cls = SEALConfig
 

@@ -69,7 +69,7 @@ class LapGraphConfig(DPLPConfig):
         # a saved file's fit_config is the SGNN's (private=False: trained without noise on the release)
         if not value and not (info.context or {}).get("fit_config"):
             raise ValueError("LapGraph + SGNN always releases the graph with LapGraph (edge-level DP); for a "
-                             "non-private subgraph GNN use SEALLinkPredictor (method seal)")
+                             "non-private subgraph GNN use SEALGCNLinkPredictor (method seal-gcn) or SEALLinkPredictor (seal)")
         return value
 
 

@@ -155,6 +155,7 @@ class SubgraphGNN(nn.Module):
         num_labels: Size of the DRNL embedding table. backbone: see :class:`Backbone`.
         hidden: Width (default 32). num_layers: Message-passing layers (k for path subgraphs,
             h for neighbourhood ones). dropout: Dropout probability. sort_k: SortPooling size.
+            dense: DGCNN's dense layer after the 1-D convolutions (default ``hidden``; SEAL: 128).
 
     Shapes:
         - input: ``z [B, n]`` long, ``adj [B, n, n]`` float with self-loops, ``mask [B, n]`` bool
@@ -164,7 +165,7 @@ class SubgraphGNN(nn.Module):
     """
 
     def __init__(self, num_labels: int, *, backbone: Backbone | str = Backbone.GCN, hidden: int = 32,
-                 num_layers: int = 2, dropout: float = 0.5, sort_k: int = 10) -> None:
+                 num_layers: int = 2, dropout: float = 0.5, sort_k: int = 10, dense: int | None = None) -> None:
         super().__init__()
         if num_layers < 1:
             raise ValueError(f"'num_layers' must be >= 1 (got {num_layers})")
@@ -180,11 +181,11 @@ class SubgraphGNN(nn.Module):
             width = 32 * ((sort_k // 2) - 5 + 1)
             if width <= 0:
                 raise ValueError(f"'sort_k' must be >= 10 for DGCNN (got {sort_k})")
-            self.lin1 = nn.Linear(width, hidden)
+            self.lin1 = nn.Linear(width, dense or hidden)
         else:
             self.convs = nn.ModuleList(_conv(self.backbone, hidden, hidden) for _ in range(num_layers))
             self.lin1 = nn.Linear(hidden, hidden)
-        self.lin2 = nn.Linear(hidden, 1)
+        self.lin2 = nn.Linear(self.lin1.out_features, 1)
 
     def forward(self, z: Tensor | SparseBatch, adj: Tensor | None = None, mask: Tensor | None = None) -> Tensor:
         """Logit of "(node 0, node 1) is an edge" for each subgraph, ``[B]``: of the dense batch

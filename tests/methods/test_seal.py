@@ -1,0 +1,55 @@
+"""SEAL with its own DGCNN (seal) beside the private models' GCN (seal-gcn): settings, the
+SortPooling size, uniform negatives, files."""
+
+import numpy as np
+import pytest
+import torch
+
+from graphpriv.data.graph import pair_codes, undirected_pairs
+from graphpriv.data.splits import link_split
+from graphpriv.evaluation.link import training_graph
+from graphpriv.experiments.registry import ESTIMATORS, make_config
+from graphpriv.linkpred.examples import uniform_training_links
+from graphpriv.methods.dplp_subgraph import SEALGCNLinkPredictor, SEALLinkPredictor, sort_pool_size
+from graphpriv.methods.estimator import Estimator
+from graphpriv.nn.subgraph_gnn import Backbone
+from graphpriv.testing.graphs import random_graph
+
+pytestmark = pytest.mark.usefixtures("one_thread")
+
+
+def test_the_two_ids_fit_the_two_models():
+    assert ESTIMATORS["seal"] is SEALLinkPredictor and ESTIMATORS["seal-gcn"] is SEALGCNLinkPredictor
+    seal = make_config("seal", {})
+    assert (seal.backbone, seal.h, seal.gcn_layers, seal.dense, seal.sort_k, seal.lr, seal.batch_size, seal.negatives) == \
+        (Backbone.DGCNN, 2, 3, 128, "auto", 1e-4, 32, "uniform")
+    gcn = make_config("seal-gcn", {})
+    assert (gcn.backbone, gcn.h, gcn.lr) == (Backbone.GCN, 1, 0.001)
+
+
+def test_sort_pool_size_is_the_percentile_with_a_floor():
+    sizes = np.array([3, 50, 12, 40, 7, 33, 21, 18, 9, 60])  # sorted: 3 7 9 12 18 21 33 40 50 60
+    assert sort_pool_size(sizes, 0.6) == 21  # the 6th smallest: 60% are no larger
+    assert sort_pool_size(sizes, 0.1) == 10  # 3, raised to the floor of 10
+    assert sort_pool_size(sizes, 1.0) == 60
+
+
+def test_uniform_negatives_are_as_many_non_edges():
+    graph = random_graph(40, 0.15, seed=1)
+    pairs = undirected_pairs(graph.edge_index)
+    links, labels = uniform_training_links(pairs, 40, rng=np.random.default_rng(0))
+    assert labels.sum() == pairs.shape[1] == (labels == 0).sum()
+    negatives = links[:, labels == 0]
+    assert not np.isin(pair_codes(np.sort(negatives, axis=0), 40), pair_codes(pairs, 40)).any()
+    assert (negatives[0] != negatives[1]).all()
+
+
+def test_seal_fits_dgcnn_with_its_own_sort_k_and_reloads(tmp_path):
+    graph = random_graph(50, 0.15, seed=3)
+    split = link_split(graph, seed=0)
+    model = SEALLinkPredictor(epochs=1, h=1, random_state=0).fit(training_graph(graph, split), split.val_pos,
+                                                                   split.val_neg)
+    assert model.info_["sort_k"] >= 10 and model._fit_config.sort_k == model.info_["sort_k"]
+    assert model.model_.lin1.out_features == 128 and len(model.model_.convs) == 4
+    loaded = Estimator.load(model.save(tmp_path / "seal.pt"))
+    assert torch.equal(loaded.predict_proba(split.test_pos), model.predict_proba(split.test_pos))
