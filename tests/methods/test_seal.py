@@ -53,3 +53,14 @@ def test_seal_fits_dgcnn_with_its_own_sort_k_and_reloads(tmp_path):
     assert model.model_.lin1.out_features == 128 and len(model.model_.convs) == 4
     loaded = Estimator.load(model.save(tmp_path / "seal.pt"))
     assert torch.equal(loaded.predict_proba(split.test_pos), model.predict_proba(split.test_pos))
+
+
+def test_a_seal_file_of_the_gcn_model_still_loads(tmp_path):
+    """Files saved when ``seal`` was the subgraph GCN hold a GCN fit config: gcn_layers applies to the
+    DGCNN only, so such a file rebuilds its one-layer GCN."""
+    graph = random_graph(40, 0.2, seed=4)
+    split = link_split(graph, seed=0)
+    old = SEALLinkPredictor(backbone="gcn", h=1, sort_k=10, epochs=1, random_state=0).fit(training_graph(graph, split))
+    assert len(old.model_.convs) == 1
+    loaded = Estimator.load(old.save(tmp_path / "old-seal.pt"))
+    assert torch.equal(loaded.predict_proba(split.test_pos), old.predict_proba(split.test_pos))

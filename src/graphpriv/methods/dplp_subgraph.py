@@ -6,8 +6,9 @@ bounds), Theorem 2 (accounting), Sec. VII-A (protocol and defaults); SEAL: Zhang
 prediction based on graph neural networks" (NeurIPS 2018).
 
 Estimators: :class:`DPLPLinkPredictor` (method ids ``dplp-ps``: path subgraphs, ``dplp-ns``:
-neighbourhood subgraphs) and :class:`SEALLinkPredictor` (``seal``: the same model, non-private, on
-1-hop enclosing subgraphs of the unprojected training graph). The split, the test AUC and the
+neighbourhood subgraphs), :class:`SEALGCNLinkPredictor` (``seal-gcn``: the same model, non-private,
+on 1-hop enclosing subgraphs of the unprojected training graph) and :class:`SEALLinkPredictor`
+(``seal``: SEAL's own DGCNN and settings, non-private). The split, the test AUC and the
 :class:`~graphpriv.methods.base.Result` are the link-prediction protocol's
 (:mod:`graphpriv.evaluation.link`).
 
@@ -326,7 +327,9 @@ def _build_model(config: DPLPConfig) -> SubgraphGNN:
     """The subgraph GNN of ``config`` (draws its initial weights from torch's global generator);
     SEAL's DGCNN (:class:`SEALDGCNNConfig`) has its own depth and dense width, and ``sort_k``
     resolved by ``fit``."""
-    layers = getattr(config, "gcn_layers", None) or (config.k if config.extractor is Extractor.PATH else config.h)
+    layers = config.k if config.extractor is Extractor.PATH else config.h
+    if config.backbone is Backbone.DGCNN and getattr(config, "gcn_layers", None):
+        layers = config.gcn_layers  # SEAL's DGCNN: its own depth, whatever h
     return SubgraphGNN(label_cap(config) + 1, backbone=config.backbone, hidden=config.hidden, dropout=config.dropout,
                        num_layers=layers, sort_k=config.sort_k, dense=getattr(config, "dense", None))
 
