@@ -53,9 +53,11 @@ __all__ = ["FEATURES", "HeuristicMixConfig", "HeuristicMixLinkPredictor", "direc
 #: The mixed features, in the order of a direction's coordinates, with their total influences.
 FEATURES: dict[str, float] = {"ra": RA_INFLUENCE, "ra3": RA3_INFLUENCE}
 
-#: Membership changes of the keyed positive sample under one edge added or removed: the edge
-#: itself enters (or leaves), and pushes out (or lets in) the sample's last key.
-MEMBERSHIP = 2
+#: How far the keyed positive sample's membership change moves the utility under one edge added or
+#: removed: the edge enters (or leaves), and may push out (or let in) the sample's last key; the
+#: two terms are each in [0, 1] and enter with opposite signs, so together they move it by at most 1
+#: (:func:`positive_sample` changes at most two members).
+MEMBERSHIP = 1.0
 
 
 class HeuristicMixConfig(MethodConfig):
@@ -101,7 +103,7 @@ def _pair_keys(pairs: np.ndarray, seed: int) -> np.ndarray:
 def positive_sample(pairs: np.ndarray, limit: int, seed: int) -> np.ndarray:
     """The ``limit`` pairs of ``[2, E]`` (u < v) with the smallest keys (:func:`_pair_keys`), all when
     E <= limit; ``[2, min(E, limit)]``. One pair added to or removed from ``pairs`` changes at most
-    two members (:data:`MEMBERSHIP`): the keys do not depend on the other pairs."""
+    two members, one in and one out: the keys do not depend on the other pairs."""
     if pairs.shape[1] <= limit:
         return pairs
     keep = np.argpartition(_pair_keys(pairs, seed), limit - 1)[:limit]
@@ -147,7 +149,8 @@ class HeuristicMixLinkPredictor(PairAUC, Estimator):
     Attributes:
         theta_: the chosen angle (radians, in [0, pi/2]). weights_: ``[2]`` float64, (cos, sin).
         choice_: its index among the directions. graph_: ``[2, E]`` LongTensor, the training graph's
-        undirected edges. num_nodes_: N. info_: ``positives``, ``references``, ``sensitivity``
+        undirected edges. num_nodes_: N. info_: ``max_positives`` (the sample's size limit: the
+        exact count would publish the edge count), ``references``, ``sensitivity``
         (Delta U), ``gumbel_scale``. privacy_report_: epsilon, delta 0, edge unit. ledger_.
 
     Raises:
@@ -228,13 +231,13 @@ class HeuristicMixLinkPredictor(PairAUC, Estimator):
         self.graph_ = torch.from_numpy(edges)
         self.num_nodes_ = num_nodes
         self._adj = adj
-        self.info_ = {"positives": int(positives.shape[1]), "references": int(references.shape[1]),
+        self.info_ = {"max_positives": int(limit), "references": int(references.shape[1]),
                       "sensitivity": float(sensitivity),
                       "gumbel_scale": float(2 * sensitivity / config.epsilon)}
         self.timings_ = dict(timer.timings)
         self.ledger_ = ledger
-        notes = [f"utility: ramp AUC (margin {config.margin:g}) of {positives.shape[1]} training edges against "
-                 f"{references.shape[1]} node pairs drawn before the data; sensitivity {sensitivity:.4g} "
+        notes = [f"utility: ramp AUC (margin {config.margin:g}) of at most {limit} training edges (a keyed sample) "
+                 f"against {references.shape[1]} node pairs drawn before the data; sensitivity {sensitivity:.4g} "
                  "(total influence of one edge: RA < 3, RA3 < 5)",
                  "scores read the training graph (the link protocol's threat model): the release is the direction"]
         return self._fitted(ledger.report(notes=notes))

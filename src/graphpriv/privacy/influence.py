@@ -44,18 +44,20 @@ RA3_INFLUENCE = 5.0
 
 
 def ramp_utility_sensitivity(*, margin: float, influences: tuple[float, ...], positives: int, references: int,
-                             membership: int = 2) -> float:
+                             membership: float = 1.0) -> float:
     """The sensitivity of the ramp-AUC utility of one mixing direction, under one edge added or removed.
 
     The utility of a unit direction w (all coordinates of w in [-1, 1] and ||w||_2 = 1) is
     U(w) = (1 / |R|) sum_{p in P} sum_{q in R} h(w . phi(p) - w . phi(q)), with h(t) =
     clip((t + margin) / (2 margin), 0, 1) (values in [0, 1], Lipschitz 1 / (2 margin)); P: at most
-    ``positives`` training edges, chosen so that one edge changes at most ``membership`` of them;
+    ``positives`` training edges, chosen so that the members one edge adds or removes move U by at
+    most ``membership``;
     R: ``references`` distinct node pairs fixed before the data; phi(p): per-pair features, feature
     j with total influence at most ``influences[j]`` (1-Lipschitz transforms such as log1p keep it).
 
-    Bound. A positive that enters or leaves P moves U by at most 1 (its term is a mean of values in
-    [0, 1]): at most ``membership``. A pair p of P moved by delta_p moves its |R| terms by at most
+    Bound. A positive's term is a mean of values in [0, 1]: one that enters P adds at most 1, one
+    that leaves takes at most 1 away, and one entering while another leaves (a keyed sample at its
+    size limit) moves U by the difference of two such terms, again at most 1: ``membership`` = 1. A pair p of P moved by delta_p moves its |R| terms by at most
     |w . delta_p| / (2 margin) each, a pair q of R moves at most |P| terms by |w . delta_q| /
     (2 margin), and sum_p |w . delta_p| <= sum_j |w_j| B_j <= ||B||_2 (Cauchy-Schwarz), the same
     over R (distinct pairs). So
@@ -65,8 +67,8 @@ def ramp_utility_sensitivity(*, margin: float, influences: tuple[float, ...], po
     Args:
         margin: the ramp's half-width (> 0). influences: the features' total influences B_j (>= 0).
         positives: the most positives P can hold (>= 1). references: |R| (>= 1).
-        membership: how many positives one edge can add or remove (2 for the keyed sample of
-            :class:`~graphpriv.methods.heuristic_mix.HeuristicMixLinkPredictor`).
+        membership: the most the members one edge adds to or removes from P move U (1 for the keyed
+            sample of :class:`~graphpriv.methods.heuristic_mix.HeuristicMixLinkPredictor`).
 
     Returns:
         Delta U, a float > 0.
@@ -78,7 +80,7 @@ def ramp_utility_sensitivity(*, margin: float, influences: tuple[float, ...], po
         raise ValueError(f"'margin' must be > 0 (got {margin!r})")
     if any(b < 0 for b in influences):
         raise ValueError(f"'influences' must be >= 0 (got {influences!r})")
-    if positives < 1 or references < 1 or membership < 0:
+    if positives < 1 or references < 1 or not membership >= 0:
         raise ValueError(f"'positives' and 'references' must be >= 1 and 'membership' >= 0 (got {positives}, "
                          f"{references}, {membership})")
     norm = math.sqrt(sum(b * b for b in influences))
