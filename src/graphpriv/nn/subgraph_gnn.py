@@ -20,6 +20,8 @@ summation order.
 
 from __future__ import annotations
 
+import warnings
+
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -111,6 +113,19 @@ class SparseBatch:
         """``[2M]`` long: the source of each directed edge."""
         return self._edges[0]
 
+    @cached_property
+    def gcn_adjacency(self) -> Tensor:
+        """``[T, T]`` sparse CSR D^-1/2 (A + I) D^-1/2 of the batch (D counting the self-loop), built
+        once and shared by every GCN layer: one sparse product per layer instead of a gather and a
+        scatter of every edge's message (about 3x faster, forward and backward, on 2-hop batches)."""
+        dis = (self.degree + 1).clamp(min=1).pow(-0.5)
+        loops = torch.arange(self.z.numel())
+        index = torch.cat([torch.stack([self.dst, self.src]), loops.repeat(2, 1)], dim=1)
+        values = torch.cat([dis[self.dst] * dis[self.src], dis * dis])
+        with warnings.catch_warnings():  # "sparse CSR support is in beta": the product is all it is used for
+            warnings.simplefilter("ignore", UserWarning)
+            return torch.sparse_coo_tensor(index, values, (self.z.numel(),) * 2).coalesce().to_sparse_csr()
+
     @property
     def dst(self) -> Tensor:
         """``[2M]`` long: the destination of each directed edge."""
@@ -134,6 +149,9 @@ def _aggregate(conv: nn.Module, x: Tensor, batch: SparseBatch, last: bool) -> Te
         return F.normalize(out, p=2.0, dim=-1) if conv.normalize else out
     if isinstance(conv, DenseGINConv):
         return conv.nn(x_rows + torch.zeros_like(x_rows).index_add_(0, slot, x[src]))
+    if rows is None:  # every node: one sparse product with the batch's normalised adjacency
+        out = conv.lin(batch.gcn_adjacency @ x)
+        return out if conv.bias is None else out + conv.bias
     dis = (batch.degree + 1).clamp(min=1).pow(-0.5)
     dis_rows = dis if rows is None else dis[rows]
     dst_dis = dis[slot] if rows is None else dis_rows[slot]
