@@ -9,6 +9,7 @@ import pytest
 
 from graphpriv.data.graph import to_csr
 from graphpriv.linkpred.heuristics import resource_allocation, resource_allocation_paths3
+from graphpriv.linkpred.ramp_auc import ramp_auc_sum
 from graphpriv.methods.heuristic_mix import (
     FEATURES,
     MEMBERSHIP,
@@ -17,7 +18,6 @@ from graphpriv.methods.heuristic_mix import (
     positive_sample,
     reference_pairs,
 )
-from graphpriv.linkpred.ramp_auc import ramp_auc_sum
 from graphpriv.privacy.influence import RA3_INFLUENCE, RA_INFLUENCE, ramp_utility_sensitivity
 
 
@@ -86,7 +86,7 @@ def test_utility_moves_by_at_most_its_sensitivity(max_positives):
         bound = ramp_utility_sensitivity(margin=margin, influences=tuple(FEATURES.values()), positives=limit,
                                          references=references.shape[1], membership=MEMBERSHIP)
 
-        def utility(g):
+        def utility(g, limit=limit, references=references):
             adj, edges = _adj(g)
             edges = np.sort(edges, axis=0) if edges.size else edges.reshape(2, 0)
             pos = mix_features(adj, positive_sample(edges, limit, seed=3))
@@ -126,7 +126,7 @@ def test_sensitivity_formula_and_its_errors():
     assert ramp_utility_sensitivity(margin=1.0, influences=(3.0, 4.0), positives=10, references=20) == \
         pytest.approx(1 + 5 / 2 * 1.5)
     assert MEMBERSHIP == 1.0
-    for bad in [dict(margin=0.0), dict(influences=(-1.0,)), dict(positives=0), dict(references=0)]:
-        args = dict(margin=1.0, influences=(3.0,), positives=1, references=1) | bad
+    for bad in [{"margin": 0.0}, {"influences": (-1.0,)}, {"positives": 0}, {"references": 0}]:
+        args = {"margin": 1.0, "influences": (3.0,), "positives": 1, "references": 1} | bad
         with pytest.raises(ValueError):
             ramp_utility_sensitivity(**args)

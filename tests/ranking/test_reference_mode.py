@@ -86,9 +86,9 @@ def test_queries_without_own_protected_edges_get_no_noise(split):
     ptr = np.r_[0, np.cumsum([split.num_nodes - 1] * 1)]
     q = int(quiet[0])
     nodes = np.delete(np.arange(split.num_nodes), q)
-    order, noisy = ranker._rank(np.array([q]), (ptr, nodes), k=4)
+    _, noisy = ranker._rank(np.array([q]), (ptr, nodes), k=4)
     np.testing.assert_allclose(noisy, ranker._scorer(np.full(nodes.size, q), nodes))
-    order, noisy = ranker._rank(np.array([int(loud[0])]), (ptr, np.delete(np.arange(split.num_nodes), int(loud[0]))), k=4)
+    _, noisy = ranker._rank(np.array([int(loud[0])]), (ptr, np.delete(np.arange(split.num_nodes), int(loud[0]))), k=4)
     assert not np.allclose(noisy, ranker._scorer(np.full(nodes.size, int(loud[0])),
                                                  np.delete(np.arange(split.num_nodes), int(loud[0]))))
 

@@ -158,22 +158,22 @@ def audit_heuristic_mix(estimator: HeuristicMixLinkPredictor, data: Data, *, can
     common = {"method": describe(estimator, name), "dataset": dataset_name(data), "unit": "edge",
               "claimed_epsilon": claimed, "accounting": accounting, "confidence": confidence}
     hit = np.where(shifts.chosen == shifts.targets, 1.0, -1.0)
+    note = (f"{canaries} utility canaries (white box), each a worst-case neighbour: one direction's utility raised "
+            f"by the sensitivity {fitted.info_['sensitivity']:.4g} and the others lowered by it, inserted with "
+            "probability 1/2, one draw of the fit's own mechanism each; the guess is 'inserted' iff the draw is that "
+            "direction")
     reports = [audit_from_scores(hit, shifts.inserted, attack="utility canaries: the raised direction is drawn",
-                                 threshold=0.0, notes=[
-                                     f"{canaries} utility canaries (white box), each a worst-case neighbour: one "
-                                     f"direction's utility raised by the sensitivity {fitted.info_['sensitivity']:.4g} "
-                                     "and the others lowered by it, inserted with probability 1/2, one draw of the fit's own mechanism each; the "
-                                     "guess is 'inserted' iff the draw is that direction"], **common)]
+                                 threshold=0.0, notes=[note], **common)]
     if edge_canaries:
         check_enough_guesses(lambda count: count, edge_canaries, confidence, what="edge")
         coins = rng.random(edge_canaries) < 0.5
         hook = AuditHook(noise_scale=noise_scale)
         scores, found = _edge_canary_scores(estimator, pairs, n, edge_canaries, seed, coins, hook, rng)
         progress(1 + edge_canaries, 1 + edge_canaries)
-        notes = [f"{edge_canaries} fits with one canary edge each (inserted with probability 1/2); {found} found, "
-                 f"among {CANDIDATES} random non-edges, a canary that changes the noiseless choice (the others "
-                 "abstain); the guess is 'inserted' when the choice is the canary's argmax, 'not inserted' when it "
-                 "is the argmax without it"]
+        notes = [(f"{edge_canaries} fits with one canary edge each (inserted with probability 1/2); {found} found, "
+                  f"among {CANDIDATES} random non-edges, a canary that changes the noiseless choice (the others "
+                  "abstain); the guess is 'inserted' when the choice is the canary's argmax, 'not inserted' when it "
+                  "is the argmax without it")]
         reports.append(audit_from_scores(scores, coins, attack="canary edges: the choice moves to the canary's argmax",
                                          threshold=0.0, notes=notes, **common))
     return reports

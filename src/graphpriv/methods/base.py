@@ -11,7 +11,6 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from graphpriv.errors import ConfigError
-
 from graphpriv.privacy.report import PrivacyReport
 from graphpriv.progress import Progress, no_progress, phase_progress  # noqa: F401 (re-exported: methods and protocols take them from here)
 

@@ -483,9 +483,9 @@ class DPLPRanker(Estimator):
         if isinstance(data, RankingSplit) and not isinstance(data, ReferenceSplit):
             raise ConfigError("accounting='reference' needs the released code's split (a ReferenceSplit from "
                               "graphpriv.ranking.reference.reference_split, or a graph to split), not a RankingSplit")
-        notes = ["reference accounting: the released code's protocol and noise, which state no guarantee; the "
-                 "epsilon reported is what its noise provides, given the trained transform (itself trained on "
-                 "protected edges)"]
+        notes = [("reference accounting: the released code's protocol and noise, which state no guarantee; the "
+                  "epsilon reported is what its noise provides, given the trained transform (itself trained on "
+                  "protected edges)")]
         if not isinstance(data, ReferenceSplit):
             data = check_data(data, method=type(self).__name__)
             with timer.phase("split"):
@@ -551,8 +551,8 @@ class DPLPRanker(Estimator):
         config, k = self._config, self._config.top_k
         queries = split.queries
         unnoised = int((split.own_test[queries] == 0).sum())
-        notes = [f"{unnoised} of {queries.size} queries have none of their own protected edges: the released code adds "
-                 "no noise to their lists (no guarantee at all)"] if unnoised else []
+        notes = [(f"{unnoised} of {queries.size} queries have none of their own protected edges: the released code "
+                  "adds no noise to their lists (no guarantee at all)")] if unnoised else []
         if self.noise in ("laplace", "staircase"):
             return config.epsilon_p, notes + ["one-shot noise: the paper's claim, eps_p per draw, not proven"]
         scale = self.noise_scale_

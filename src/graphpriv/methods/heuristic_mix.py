@@ -236,9 +236,9 @@ class HeuristicMixLinkPredictor(PairAUC, Estimator):
                       "gumbel_scale": float(2 * sensitivity / config.epsilon)}
         self.timings_ = dict(timer.timings)
         self.ledger_ = ledger
-        notes = [f"utility: ramp AUC (margin {config.margin:g}) of at most {limit} training edges (a keyed sample) "
-                 f"against {references.shape[1]} node pairs drawn before the data; sensitivity {sensitivity:.4g} "
-                 "(total influence of one edge: RA < 3, RA3 < 5)",
+        notes = [(f"utility: ramp AUC (margin {config.margin:g}) of at most {limit} training edges (a keyed sample) "
+                  f"against {references.shape[1]} node pairs drawn before the data; sensitivity {sensitivity:.4g} "
+                  "(total influence of one edge: RA < 3, RA3 < 5)"),
                  "scores read the training graph (the link protocol's threat model): the release is the direction"]
         return self._fitted(ledger.report(notes=notes))
 

@@ -62,13 +62,11 @@ from dataclasses import dataclass, fields
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 from scipy.sparse import csgraph
 from scipy.sparse.linalg import eigsh
 from sklearn.metrics import normalized_mutual_info_score
 
-import graphpriv.linkpred._numba_cache  # noqa: F401 (NUMBA_CACHE_DIR set before numba compiles)
-from graphpriv.metrics.graph_stats import _degrees, _simple, node_triangle_counts
+from graphpriv.metrics.graph_stats import _degrees, _simple, bfs_distances, node_triangle_counts
 
 __all__ = [
     "PATH_QUERIES",
@@ -141,45 +139,6 @@ def _as_simple(graph) -> sp.csr_matrix:
 # compiled kernels
 
 
-@njit(cache=True)
-def _bfs_distances(indptr, indices, sources):  # pragma: no cover - compiled
-    """BFS from each source: (distance sums, nodes reached incl. the source, eccentricities within
-    the component, a farthest node, histogram of all distances found incl. the 0s, length N)."""
-    n = indptr.size - 1
-    dist = np.full(n, -1, dtype=np.int64)
-    queue = np.empty(n, dtype=np.int64)
-    hist = np.zeros(n, dtype=np.int64)
-    sums = np.zeros(sources.size, dtype=np.int64)
-    reach = np.zeros(sources.size, dtype=np.int64)
-    ecc = np.zeros(sources.size, dtype=np.int64)
-    far = np.zeros(sources.size, dtype=np.int64)
-    for i in range(sources.size):
-        s = sources[i]
-        head, tail = 0, 1
-        queue[0] = s
-        dist[s] = 0
-        while head < tail:
-            x = queue[head]
-            head += 1
-            dx = dist[x] + 1
-            for p in range(indptr[x], indptr[x + 1]):
-                y = indices[p]
-                if dist[y] < 0:
-                    dist[y] = dx
-                    queue[tail] = y
-                    tail += 1
-        last = queue[tail - 1]
-        ecc[i] = dist[last]
-        far[i] = last
-        reach[i] = tail
-        total = 0
-        for j in range(tail):
-            d = dist[queue[j]]
-            total += d
-            hist[d] += 1
-            dist[queue[j]] = -1
-        sums[i] = total
-    return sums, reach, ecc, far, hist
 
 
 # --------------------------------------------------------------------------------------------
@@ -224,7 +183,7 @@ def _path_queries(a: sp.csr_matrix, *, exact_max_nodes: int, num_sources: int,
             raise ValueError(f"num_sources must be >= 1 (got {num_sources})")
         rng = np.random.default_rng(random_state)
         sources = np.sort(rng.choice(n, min(num_sources, n), replace=False)).astype(np.int64)
-    sums, reach, ecc, far, hist = _bfs_distances(a.indptr, a.indices, sources)
+    sums, reach, ecc, far, hist = bfs_distances(a.indptr, a.indices, sources)
     diameter = int(ecc.max())
     hist = hist[: diameter + 1].astype(np.float64)
     pairs = int((reach - 1).sum())
@@ -235,7 +194,7 @@ def _path_queries(a: sp.csr_matrix, *, exact_max_nodes: int, num_sources: int,
         aspl = float(sums.sum() / pairs) if pairs else float("inf")
         start = int(far[np.argmax(ecc)])
         for _ in range(8):  # double sweeps: BFS from the farthest node found, while it improves
-            _, _, e2, f2, _ = _bfs_distances(a.indptr, a.indices, np.array([start], dtype=np.int64))
+            _, _, e2, f2, _ = bfs_distances(a.indptr, a.indices, np.array([start], dtype=np.int64))
             if e2[0] <= diameter:
                 break
             diameter, start = int(e2[0]), int(f2[0])

@@ -27,6 +27,7 @@ import graphpriv.linkpred._numba_cache  # noqa: F401 (NUMBA_CACHE_DIR set before
 
 __all__ = [
     "GraphStats",
+    "bfs_distances",
     "characteristic_path_length",
     "claw_count",
     "degree_ks_distance",
@@ -149,13 +150,18 @@ def _lcc(a: sp.csr_matrix) -> np.ndarray:
 
 
 @njit(cache=True)
-def _bfs_sums(indptr, indices, sources):  # pragma: no cover - compiled
-    """For each source: (sum of distances to the nodes it reaches, its eccentricity)."""
+def bfs_distances(indptr, indices, sources):  # pragma: no cover - compiled
+    """BFS from each source of a CSR graph: (distance sums, nodes reached incl. the source,
+    eccentricities within the component, a farthest node, histogram of all distances found incl.
+    the 0s, length N); the one BFS kernel of the graph statistics and the PGB queries."""
     n = indptr.size - 1
     dist = np.full(n, -1, dtype=np.int64)
     queue = np.empty(n, dtype=np.int64)
+    hist = np.zeros(n, dtype=np.int64)
     sums = np.zeros(sources.size, dtype=np.int64)
+    reach = np.zeros(sources.size, dtype=np.int64)
     ecc = np.zeros(sources.size, dtype=np.int64)
+    far = np.zeros(sources.size, dtype=np.int64)
     for i in range(sources.size):
         s = sources[i]
         head, tail = 0, 1
@@ -164,20 +170,25 @@ def _bfs_sums(indptr, indices, sources):  # pragma: no cover - compiled
         while head < tail:
             x = queue[head]
             head += 1
+            dx = dist[x] + 1
             for p in range(indptr[x], indptr[x + 1]):
                 y = indices[p]
                 if dist[y] < 0:
-                    dist[y] = dist[x] + 1
+                    dist[y] = dx
                     queue[tail] = y
                     tail += 1
+        last = queue[tail - 1]
+        ecc[i] = dist[last]
+        far[i] = last
+        reach[i] = tail
         total = 0
         for j in range(tail):
-            total += dist[queue[j]]
-        sums[i] = total
-        ecc[i] = dist[queue[tail - 1]]
-        for j in range(tail):
+            d = dist[queue[j]]
+            total += d
+            hist[d] += 1
             dist[queue[j]] = -1
-    return sums, ecc
+        sums[i] = total
+    return sums, reach, ecc, far, hist
 
 
 def path_statistics(adj: sp.spmatrix, *, exact_max_nodes: int = 50_000, num_sources: int = 2_000,
@@ -210,7 +221,8 @@ def _path_statistics(a: sp.csr_matrix, *, exact_max_nodes: int = 50_000, num_sou
         sources = np.arange(n, dtype=np.int64)
     else:
         sources = np.sort(np.random.default_rng([seed, 113]).choice(n, min(num_sources, n), replace=False))
-    sums, ecc = _bfs_sums(sub.indptr.astype(np.int64), sub.indices.astype(np.int64), sources.astype(np.int64))
+    sums, _, ecc, _, _ = bfs_distances(sub.indptr.astype(np.int64), sub.indices.astype(np.int64),
+                                       sources.astype(np.int64))
     return float(sums.sum() / (sources.size * (n - 1))), int(ecc.max()), int(sources.size)
 
 

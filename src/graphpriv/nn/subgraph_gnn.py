@@ -20,9 +20,8 @@ summation order.
 
 from __future__ import annotations
 
-import warnings
-
 import enum
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
