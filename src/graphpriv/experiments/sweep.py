@@ -499,8 +499,8 @@ def run_runs(runs: list[SweepRun], store_path: str | Path, *, workers: int = 2, 
     try:
         futures = {client.submit(execute_run, run, threads, allow_large_delta, key=f"graphpriv-run-{i}-{run.method}", pure=False): run
                    for i, run in enumerate(todo)}
-        for done, future in enumerate(as_completed(futures), 1):
-            run = futures[future]
+        for done, future in enumerate(as_completed(list(futures)), 1):
+            run = futures.pop(future)  # no reference kept: a finished run is never recomputed
             try:
                 status, payload = future.result()
             except Exception as exc:  # noqa: BLE001 -- the task itself was lost (a worker died too often)
@@ -516,6 +516,9 @@ def run_runs(runs: list[SweepRun], store_path: str | Path, *, workers: int = 2, 
                     store.append_error(run.method, run.dataset, run.seed, run.config_dict, payload["traceback"],
                                        error_type=payload["type"], message=payload["message"],
                                        bad_input=payload["bad_input"])
+            # release the result: while a future is referenced, dask recomputes it on another worker
+            # whenever the worker holding it dies, so one restart used to redo every finished run
+            future.release()
             counts["ok" if status == "ok" else "error"] += 1
             if on_done is not None:
                 on_done(run, status, done, len(todo))
