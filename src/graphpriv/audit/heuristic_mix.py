@@ -47,6 +47,7 @@ from torch_geometric.data import Data
 from graphpriv.audit.fitting import audited_copy, check_audit_args, check_enough_guesses, claim, dataset_name, describe
 from graphpriv.audit.statistics import AuditReport, audit_from_scores
 from graphpriv.data.graph import undirected_pairs
+from graphpriv.data.release import PublishedGraph
 from graphpriv.data.splits import sample_non_edges
 from graphpriv.data.validation import check_data
 from graphpriv.errors import ConfigError
@@ -61,8 +62,8 @@ CANDIDATES = 24
 
 
 def _graph(pairs: np.ndarray, num_nodes: int) -> Data:
-    both = np.concatenate([pairs, pairs[::-1]], axis=1)
-    return Data(edge_index=torch.from_numpy(np.ascontiguousarray(both)), num_nodes=num_nodes)
+    """The undirected pairs as the training graph a fit takes (every edge in both directions)."""
+    return PublishedGraph(pairs, num_nodes).to_data()
 
 
 class ShiftCanaries:

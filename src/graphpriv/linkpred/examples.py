@@ -59,6 +59,15 @@ def sample_capped_negatives(pairs: np.ndarray, num_nodes: int, *, lam: float, th
     return decode_pairs(np.asarray(chosen, dtype=np.int64), num_nodes)
 
 
+def _shuffled(pos: np.ndarray, neg: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``(links [2, L], labels [L] float32)``: the positive and negative pairs, labelled 1 and 0, in
+    one random order."""
+    links = np.concatenate([pos, neg], axis=1)
+    labels = np.concatenate([np.ones(pos.shape[1]), np.zeros(neg.shape[1])]).astype(np.float32)
+    order = rng.permutation(links.shape[1])
+    return links[:, order], labels[order]
+
+
 def training_links(pairs: np.ndarray, num_nodes: int, *, lam: float, theta: int,
                    rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Positive links (the projected edges) and capped negatives, shuffled.
@@ -66,11 +75,7 @@ def training_links(pairs: np.ndarray, num_nodes: int, *, lam: float, theta: int,
     Returns:
         ``(links [2, L], labels [L] float32)``.
     """
-    neg = sample_capped_negatives(pairs, num_nodes, lam=lam, theta=theta, rng=rng)
-    links = np.concatenate([pairs, neg], axis=1)
-    labels = np.concatenate([np.ones(pairs.shape[1]), np.zeros(neg.shape[1])]).astype(np.float32)
-    order = rng.permutation(links.shape[1])
-    return links[:, order], labels[order]
+    return _shuffled(pairs, sample_capped_negatives(pairs, num_nodes, lam=lam, theta=theta, rng=rng), rng)
 
 
 def uniform_training_links(pairs: np.ndarray, num_nodes: int, *,
@@ -85,8 +90,4 @@ def uniform_training_links(pairs: np.ndarray, num_nodes: int, *,
     Raises:
         DatasetError: fewer non-edges than edges.
     """
-    neg = sample_non_edges(num_nodes, pairs.shape[1], forbidden=pairs, rng=rng)
-    links = np.concatenate([pairs, neg], axis=1)
-    labels = np.concatenate([np.ones(pairs.shape[1]), np.zeros(neg.shape[1])]).astype(np.float32)
-    order = rng.permutation(links.shape[1])
-    return links[:, order], labels[order]
+    return _shuffled(pairs, sample_non_edges(num_nodes, pairs.shape[1], forbidden=pairs, rng=rng), rng)

@@ -81,17 +81,15 @@ def adamic_adar_weights(degree: np.ndarray) -> np.ndarray:
     return w
 
 
-def resource_allocation(adj: sp.spmatrix, pairs: np.ndarray) -> np.ndarray:
-    """RA(u, v) = sum over common neighbours z of 1 / |N(z)|, ``[2, P] -> [P]``."""
-    deg = _degree(adj)
-    w = np.zeros_like(deg)
-    w[deg > 0] = 1.0 / deg[deg > 0]
-    return weighted_common_neighbours(adj, pairs, w)
-
-
-def _inverse_degree(adj: sp.csr_matrix) -> np.ndarray:
+def _inverse_degree(adj: sp.spmatrix) -> np.ndarray:
+    """``[N]`` 1 / |N(z)| per node (0 for isolated nodes): RA's weight, and RA3's per interior node."""
     deg = _degree(adj)
     return np.divide(1.0, deg, out=np.zeros_like(deg), where=deg > 0)
+
+
+def resource_allocation(adj: sp.spmatrix, pairs: np.ndarray) -> np.ndarray:
+    """RA(u, v) = sum over common neighbours z of 1 / |N(z)|, ``[2, P] -> [P]``."""
+    return weighted_common_neighbours(adj, pairs, _inverse_degree(adj))
 
 
 def resource_allocation_paths3(adj: sp.spmatrix, pairs: np.ndarray, *, batch_size: int = 4096) -> np.ndarray:

@@ -460,13 +460,24 @@ class DPLPRanker(Estimator):
         if self.noise in ("laplace", "staircase"):
             name = {"laplace": "Laplace(Delta/eps_p)", "staircase": "staircase(Delta, eps_p)"}[self.noise]
             notes.append(f"one-shot {name} top-K: the paper's baseline and its claim, not proven here")
+        return self._keep(split, f, ends, scale, scorer, rng, info, timer, notes, audit_hook, own=None)
+
+    def _keep(self, split: RankingSplit, f: torch.nn.Module | None, ends: tuple[float, float], scale: float,
+              scorer: _Scorer, rng: np.random.Generator, info: dict, timer: Timer, notes: list[str],
+              audit_hook: AuditHook | None, *, own: np.ndarray | None) -> DPLPRanker:
+        """Set the fitted state of one split, in either accounting (``own``: the reference split's
+        own protected edges per node, whose epsilon the notes and ``info_`` then carry), with an
+        empty ledger; returns ``self``."""
         self.transform_, self.f_range_, self.noise_scale_ = f, ends, scale
         self.num_nodes_, self.graph_, self.queries_ = split.num_nodes, split.train, split.queries.copy()
+        self.own_protected_ = None if own is None else own.copy()
         self.draws_ = np.zeros(split.num_nodes, dtype=np.int64)
+        if own is not None:
+            info["reference_draw_epsilon"], more = self._reference_epsilon(split)
+            notes = notes + more
         self.info_, self.timings_ = info, dict(timer.timings)
         self._scorer, self._rng, self._notes = scorer, rng, notes
         self._noise_fault = noise_scale_of(audit_hook)
-        self.own_protected_ = None
         self.ledger_ = self._new_ledger()
         return self._fitted(None)
 
@@ -525,18 +536,8 @@ class DPLPRanker(Estimator):
         if f is not None:
             with torch.no_grad():
                 ends = tuple(f(torch.tensor([0.0, 1.0], dtype=torch.float64)).tolist())
-        self.transform_, self.f_range_, self.noise_scale_ = f, ends, scale
-        self.num_nodes_, self.graph_, self.queries_ = split.num_nodes, split.train, split.queries.copy()
-        self.own_protected_ = split.own_test.copy()
-        self.draws_ = np.zeros(split.num_nodes, dtype=np.int64)
-        draw_epsilon, reference_notes = self._reference_epsilon(split)
-        notes += reference_notes
-        info["reference_draw_epsilon"] = draw_epsilon
-        self.info_, self.timings_ = info, dict(timer.timings)
-        self._scorer, self._rng, self._notes = scorer, np.random.default_rng([seed, 97]), notes
-        self._noise_fault = noise_scale_of(audit_hook)
-        self.ledger_ = self._new_ledger()
-        return self._fitted(None)
+        return self._keep(split, f, ends, scale, scorer, np.random.default_rng([seed, 97]), info, timer, notes,
+                          audit_hook, own=split.own_test)
 
     def _reference_epsilon(self, split: ReferenceSplit) -> tuple[float, list[str]]:
         """The per-draw epsilon the reference noise provides to the worst noised query, and notes.

@@ -33,7 +33,7 @@ import torch
 from pydantic import Field
 from torch_geometric.data import Data
 
-from graphpriv.data.graph import to_csr, undirected_pairs
+from graphpriv.data.graph import decode_pairs, to_csr, undirected_pairs
 from graphpriv.data.validation import check_data, check_node_pairs
 from graphpriv.errors import ConfigError
 from graphpriv.linkpred.heuristics import resource_allocation, resource_allocation_paths3
@@ -122,11 +122,7 @@ def reference_pairs(num_nodes: int, count: int, rng: np.random.Generator) -> np.
             draw = rng.integers(0, total, size=2 * (count - chosen.size) + 16, dtype=np.int64)
             chosen = np.unique(np.concatenate([chosen, draw]))
         index = np.sort(rng.permutation(chosen)[:count])
-    # pair index -> (u, v), u < v, in row-major order of the upper triangle
-    n = num_nodes
-    u = (n - 2 - np.floor(np.sqrt(-8.0 * index + 4.0 * n * (n - 1) - 7) / 2.0 - 0.5)).astype(np.int64)
-    v = index + u + 1 - (n * (n - 1)) // 2 + ((n - u) * (n - u - 1)) // 2
-    return np.stack([u, v])
+    return decode_pairs(index, num_nodes)  # row-major index of the upper triangle -> (u, v), u < v
 
 
 class HeuristicMixLinkPredictor(PairAUC, Estimator):
