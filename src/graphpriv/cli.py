@@ -26,6 +26,10 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 datasets_app = typer.Typer(help="List the registry datasets, or show one (`graphpriv datasets info ID`).",
                            invoke_without_command=True)
 app.add_typer(datasets_app, name="datasets")
+store_app = typer.Typer(help="Move runs between results stores: `graphpriv store export` writes a store's runs to "
+                        "an archive file, `graphpriv store import` merges archives into a store.",
+                        no_args_is_help=True)
+app.add_typer(store_app, name="store")
 console = Console()
 
 
@@ -569,6 +573,38 @@ def datasets_info(name: str = typer.Argument(..., help="Registry id or graph fil
     for fname, path in files.items():
         table.add_row(f"file {fname}", str(path))
     console.print(table)
+
+
+@store_app.command("export")
+@_guarded
+def store_export(
+    archive: Path = typer.Argument(..., help="The archive to write (*.jsonl.gz)."),
+    store: Path = typer.Option(DEFAULT_STORE, help="SQLite results store to read."),
+    skip: list[Path] = typer.Option([], "--skip", help="Leave out the runs already in this archive (repeatable): "
+                                    "export only what is new."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing archive file."),
+) -> None:
+    """Write a store's results and failures to a gzipped JSON-lines archive."""
+    from graphpriv.experiments.store import ResultStore
+    from graphpriv.experiments.store_archive import export_store
+
+    count = export_store(ResultStore.open_existing(store), archive, skip=skip, overwrite=overwrite)
+    console.print(f"wrote {count} run(s) of {store} to {archive}", highlight=False, soft_wrap=True)
+
+
+@store_app.command("import")
+@_guarded
+def store_import(
+    archives: list[Path] = typer.Argument(..., help="Archives written by `graphpriv store export`."),
+    store: Path = typer.Option(DEFAULT_STORE, help="SQLite results store to merge into (created if missing)."),
+) -> None:
+    """Merge archives into a store: the newer run of a cell wins; a failure never replaces a result."""
+    from graphpriv.experiments.store import ResultStore
+    from graphpriv.experiments.store_archive import import_archives
+
+    counts = import_archives(ResultStore(store), archives)
+    console.print(f"{store}: {counts['added']} run(s) added, {counts['replaced']} replaced by newer ones, "
+                  f"{counts['kept']} already there or older", highlight=False, soft_wrap=True)
 
 
 @app.command()

@@ -37,7 +37,7 @@ from graphpriv.errors import ConfigError, StoreError
 from graphpriv.experiments import DEFAULT_STORE
 from graphpriv.methods.base import Result
 
-__all__ = ["DEFAULT_STORE", "DEFAULT_TIMEOUT", "SCHEMA_VERSION", "Failure", "ResultStore", "config_hash",
+__all__ = ["DEFAULT_STORE", "DEFAULT_TIMEOUT", "ROW_COLUMNS", "SCHEMA_VERSION", "Failure", "ResultStore", "config_hash",
            "one_line"]
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,8 @@ _V0_COLUMNS = ("id", "created", "method", "dataset", "seed", "config_hash", "sta
                "accounting", "metrics", "result", "error")
 _COLUMNS = (*_V0_COLUMNS, "error_type", "error_message", "bad_input")
 _DATA_COLUMNS = _COLUMNS[1:]  # everything but id
+#: The columns of a row as :meth:`ResultStore.rows` gives it and :meth:`ResultStore.merge_row` takes it.
+ROW_COLUMNS = _DATA_COLUMNS
 #: Columns :meth:`ResultStore.results` may filter on.
 _FILTERS = ("method", "dataset", "seed", "config_hash", "accounting")
 #: Exception types of a lost task (the run did not fail by itself): retried by sweeps.
@@ -465,6 +467,60 @@ class ResultStore:
             cur = db.execute(f"INSERT INTO runs ({', '.join(_DATA_COLUMNS)}) VALUES "
                              f"({', '.join('?' * len(_DATA_COLUMNS))})", tuple(row[c] for c in _DATA_COLUMNS))
             return int(cur.lastrowid)
+
+    def merge_row(self, row: dict[str, Any]) -> str:
+        """Merge one row of another store (:meth:`rows`' form): a result beats a failure, whatever
+        their times; otherwise the newer row of the cell (by ``created``) wins; the loser moves to
+        ``superseded``. The outcome does not depend on the order rows are merged in.
+
+        Args:
+            row: every data column (``created``, ``method``, ``dataset``, ``seed``, ``config_hash``,
+                ``status`` ... ``bad_input``).
+
+        Returns:
+            ``"added"`` (a new cell), ``"replaced"`` (it was newer than the stored row) or
+            ``"kept"`` (the stored row is the same or newer, or a result against this failure).
+
+        Raises:
+            StoreError: the store cannot be written, or the row lacks a column or has a bad status.
+        """
+        missing = [c for c in _DATA_COLUMNS if c not in row]
+        if missing:
+            raise StoreError(f"a row merged into results store {self.path} lacks column(s) {', '.join(missing)}")
+        if row["status"] not in ("ok", "error", "lost"):
+            raise StoreError(f"a row merged into results store {self.path} has status {row['status']!r}; "
+                             "expected ok, error or lost")
+        key = (row["method"], row["dataset"], self._seed(row["seed"]), row["config_hash"])
+        with self._db("read") as db:
+            found = db.execute("SELECT status, created FROM runs WHERE method = ? AND dataset = ? AND seed = ? "
+                               "AND config_hash = ?", key).fetchone()
+        if found is not None:
+            status, created = found
+            same_kind = (row["status"] == "ok") == (status == "ok")
+            if (same_kind and str(row["created"]) <= created) or (not same_kind and status == "ok"):
+                return "kept"
+        self._put({c: row[c] for c in _DATA_COLUMNS})
+        return "added" if found is None else "replaced"
+
+    def rows(self, *, statuses: tuple[str, ...] = ("ok", "error")) -> Iterator[dict[str, Any]]:
+        """Every stored row of the given statuses, in row order, as a dict of its data columns
+        (everything but the row id): the form :meth:`merge_row` takes.
+
+        Args:
+            statuses: which rows (default: results and failures; ``lost`` rows are retried anyway).
+
+        Returns:
+            An iterator of dicts.
+
+        Raises:
+            StoreError: the store cannot be read.
+        """
+        marks = ", ".join("?" * len(statuses))
+        with self._db("read") as db:
+            rows = db.execute(f"SELECT {', '.join(_DATA_COLUMNS)} FROM runs WHERE status IN ({marks}) ORDER BY id",
+                              tuple(statuses)).fetchall()
+        for values in rows:
+            yield dict(zip(_DATA_COLUMNS, values, strict=True))
 
     # -- reading ----------------------------------------------------------------------------------
 
