@@ -1,7 +1,8 @@
 """One GCN layer of the subgraph GNN on a sparse batch: the batch's normalised adjacency as one sparse
-CSR product against the gather-and-scatter of every message it replaced.
+CSR product (with its symmetric backward) against the gather-and-scatter of every message it
+replaced, and against torch's own backward of the CSR product.
 
-    GRAPHPRIV_DATA=/work/shared/datasets python benchmarks/bench_subgraph_gcn.py \
+    GRAPHPRIV_DATA=MIRROR python benchmarks/bench_subgraph_gcn.py \
         [--dataset celegans] [--hops 2] [--batch 32] [--width 32] [--repeats 50] [--threads 1]
 
 A batch of ``--batch`` 2-hop enclosing subgraphs of training links of the dataset's seed-0 link split
@@ -11,11 +12,14 @@ aggregation D^-1/2 (A + I) D^-1/2 x for a ``[T, width]`` x, mean over ``--repeat
 
 - reference, in the same process: the gather-and-scatter (``x[src] * w`` then ``index_add_``), the
   layer's former code;
-- graphpriv: ``batch.gcn_adjacency @ x`` (the CSR matrix built once per batch; its build time is
-  printed apart, and a layer of SEAL's DGCNN uses it four times).
+- CSR product, torch's backward: ``batch.gcn_adjacency @ x`` (torch transposes the CSR matrix in
+  every backward);
+- graphpriv: :func:`graphpriv.nn.subgraph_gnn.symmetric_product` (the same product; the backward
+  is ``A @ grad``, A being symmetric). The CSR matrix is built once per batch (its build time is
+  printed apart; a layer of SEAL's DGCNN uses it four times, DPLP-PS's k layers k times).
 
-Prints both times, the ratio, the build time, the maximum difference of the two outputs, and the
-process's peak resident memory.
+Prints the three times, the ratios against the reference, the build time, the maximum difference
+of the outputs and of the gradients, and the process's peak resident memory.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from graphpriv.data.graph import to_csr
 from graphpriv.data.splits import link_split
 from graphpriv.linkpred.examples import uniform_training_links
 from graphpriv.linkpred.subgraphs import Extractor, collate_sparse, extract_subgraphs
+from graphpriv.nn.subgraph_gnn import symmetric_product
 
 
 def main() -> None:
@@ -42,6 +47,8 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=32)
     parser.add_argument("--repeats", type=int, default=50)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--extractor", default="neighbourhood", choices=["neighbourhood", "path"],
+                        help="SEAL's h-hop subgraphs, or DPLP-PS's k-path subgraphs (k = --hops)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     data = load(args.dataset)
@@ -49,8 +56,9 @@ def main() -> None:
     n, edges = split.num_nodes, split.train_edge_index
     links, labels = uniform_training_links(edges, n, rng=np.random.default_rng(0))
     take = np.arange(args.batch)
-    subgraphs = extract_subgraphs(to_csr(edges, n), links[:, take], labels[take], extractor=Extractor.NEIGHBOURHOOD,
-                                  k=2, h=args.hops)
+    extractor = Extractor.PATH if args.extractor == "path" else Extractor.NEIGHBOURHOOD
+    subgraphs = extract_subgraphs(to_csr(edges, n), links[:, take], labels[take], extractor=extractor,
+                                  k=args.hops, h=args.hops)
     (batch,), _ = collate_sparse(subgraphs, np.arange(args.batch), max_label=1000)
     src, dst = batch.src, batch.dst
     dis = (batch.degree + 1).clamp(min=1).pow(-0.5)
@@ -67,22 +75,30 @@ def main() -> None:
     def product() -> torch.Tensor:
         return adjacency @ x
 
-    times = {}
-    for name, fn in (("reference (gather + scatter)", gather), ("graphpriv (sparse CSR product)", product)):
+    def symmetric() -> torch.Tensor:
+        return symmetric_product(adjacency, x)
+
+    times, grads = {}, []
+    for name, fn in (("reference (gather + scatter)", gather), ("CSR product, torch's backward", product),
+                     ("graphpriv (CSR product, symmetric backward)", symmetric)):
+        x.grad = None
+        fn().pow(2).sum().backward()
+        grads.append(x.grad.clone())
         fn().sum().backward()  # warm-up
         start = time.perf_counter()
         for _ in range(args.repeats):
             fn().sum().backward()
         times[name] = (time.perf_counter() - start) / args.repeats
     with torch.no_grad():
-        diff = float((gather() - product()).abs().max())
-    ref, new = times.values()
-    print(f"{args.dataset}, {args.hops}-hop subgraphs, batch {args.batch}: {batch.z.numel()} nodes, {src.numel()} "
-          f"directed edges, width {args.width}, {args.threads} thread(s)")
+        diff = max(float((gather() - fn()).abs().max()) for fn in (product, symmetric))
+    grad_diff = max(float((grads[0] - g).abs().max()) for g in grads[1:])
+    ref = times["reference (gather + scatter)"]
+    print(f"{args.dataset}, {args.hops}-{'path' if args.extractor == 'path' else 'hop'} subgraphs, batch {args.batch}: "
+          f"{batch.z.numel()} nodes, {src.numel()} directed edges, width {args.width}, {args.threads} thread(s)")
     for name, seconds in times.items():
-        print(f"  {name}: {1000 * seconds:.2f} ms (forward + backward)")
-    print(f"  ratio (reference / graphpriv): {ref / new:.2f}x; CSR build, once per batch: {1000 * build:.2f} ms; "
-          f"max |difference| {diff:.2e}")
+        print(f"  {name}: {1000 * seconds:.2f} ms (forward + backward), ratio reference / it {ref / seconds:.2f}x")
+    print(f"  CSR build, once per batch: {1000 * build:.2f} ms; max |difference| outputs {diff:.2e}, "
+          f"gradients {grad_diff:.2e}")
     print(f"  peak resident memory: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 

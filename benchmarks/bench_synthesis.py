@@ -1,6 +1,6 @@
 """Edge-level DP synthetic graphs at speed: the generators' fit + generate, and PGB's query suite against networkx.
 
-    GRAPHPRIV_DATA=/work/shared/datasets python benchmarks/bench_synthesis.py \
+    GRAPHPRIV_DATA=MIRROR python benchmarks/bench_synthesis.py \
         [--datasets p2p_gnutella08 fb100-cornell5] [--epsilon 1 8] [--methods tmf dp-1k privgraph] \
         [--query-dataset deezer_europe] [--threads 1] [--note "..."] [--out docs/results/bench_synthesis.txt]
 

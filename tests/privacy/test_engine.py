@@ -7,7 +7,7 @@ from torch import nn
 
 from graphpriv.nn.subgraph_gnn import SubgraphGNN, bce_loss
 from graphpriv.privacy.accountant import Ledger
-from graphpriv.privacy.engine import DPSGD, clip_per_sample, per_sample_gradients
+from graphpriv.privacy.engine import DPSGD, clip_per_sample, per_sample_gradients, size_buckets
 from graphpriv.privacy.events import BinomialGroupGaussianDpEvent, HypergeometricGroupGaussianDpEvent
 from graphpriv.privacy.sampling import PoissonSampler, WithoutReplacementSampler
 from graphpriv.privacy.units import PrivacyUnit
@@ -336,3 +336,14 @@ def test_dpsgd_takes_a_pluggable_clipped_sum_and_a_sensitivity():
               noise_multiplier=1.0, max_grad_norm=1.0, group_size=1, sensitivity=0.0,
               ledger=Ledger(PrivacyUnit.NODE, delta=1e-5), generator=torch.Generator(),
               clipped_sum=ghost_clipped_sum(ghost, collate, 1.0))
+
+
+def test_size_buckets_sort_by_size_and_cut_equal_counts():
+    indices = torch.tensor([4, 0, 3, 1, 2])
+    sizes = torch.tensor([5, 1, 5, 2, 9])  # by example id
+    groups = size_buckets(indices, sizes, 2)
+    # sorted by size (1, 2, 5, 5, 9), the tie of ids 0 and 2 in the given order, cut 3 + 2
+    assert [g.tolist() for g in groups] == [[1, 3, 0], [2, 4]]
+    assert [g.tolist() for g in size_buckets(indices, None, 2)] == [indices.tolist()]
+    assert [g.tolist() for g in size_buckets(indices, sizes, 1)] == [indices.tolist()]
+    assert [g.tolist() for g in size_buckets(indices[:2], sizes, 2)] == [[4, 0]]

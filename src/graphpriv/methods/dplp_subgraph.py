@@ -58,6 +58,7 @@ from graphpriv.linkpred.subgraphs import (
 from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress, phase_progress
 from graphpriv.methods.dplp_selection import select_k_theta
 from graphpriv.methods.estimator import Estimator
+from graphpriv.linkpred.subgraph_clipping import subgraph_clipped_sum
 from graphpriv.nn.subgraph_gnn import Backbone, SubgraphGNN, bce_loss, predict
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.calibration import calibrate_noise_multiplier
@@ -112,7 +113,8 @@ class DPLPConfig(MethodConfig):
     val_ratio: float = Field(0.05, ge=0, lt=1, description="protocol: share of edges held out for validation")
     test_ratio: float = Field(0.10, gt=0, lt=1, description="protocol: share of edges held out for testing")
     eval_batch_size: int = Field(256, ge=1)
-    buckets: int = Field(4, ge=1, description="size buckets per DP-SGD batch (speed only)")
+    buckets: int = Field(1, ge=1, description="size-sorted groups per DP-SGD batch, each its own forward pass (the "
+                         "vmap path's padding; the sparse path needs none: the dropout draws follow the grouping)")
 
     @field_validator("k", mode="before")
     @classmethod
@@ -277,10 +279,14 @@ class _Selector:
 
 def _train_private(model, train_set, config, cap, sampler, engine_args, selector: _Selector, steps, per_epoch,
                    progress: Progress) -> None:
+    sizes = torch.from_numpy(train_set.num_nodes_per_subgraph)
+    clipped_sum = None  # the vmap sum over padded batches (DGCNN); the others: the sparse batch's, the same sum
+    if config.backbone is not Backbone.DGCNN:
+        clipped_sum = subgraph_clipped_sum(model, lambda idx: collate_sparse(train_set, idx, max_label=cap),
+                                           config.max_grad_norm, sizes=sizes, buckets=config.buckets)
     engine = DPSGD(model, make_optimizer(model, config), sampler, loss_fn=bce_loss,
-                   collate=lambda idx: collate_dense(train_set, idx, max_label=cap),
-                   sizes=torch.from_numpy(train_set.num_nodes_per_subgraph), buckets=config.buckets,
-                   **engine_args)
+                   collate=lambda idx: collate_dense(train_set, idx, max_label=cap), sizes=sizes,
+                   buckets=config.buckets, clipped_sum=clipped_sum, **engine_args)
     for step in range(1, steps + 1):
         model.train()
         loss = engine.step()

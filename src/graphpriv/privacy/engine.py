@@ -171,7 +171,9 @@ def norm_clip_factors(norms: Tensor, max_grad_norm: float) -> Tensor:
 def drop_nonfinite(t: Tensor, finite: Tensor) -> Tensor:
     """``t`` ``[B, ...]`` with every slice ``t[b]`` whose ``finite[b]`` ``[B]`` (bool) is False set to
     exactly 0, by ``torch.where`` (no product, so inf and NaN entries become 0 too); the other
-    slices are returned unchanged, bit for bit."""
+    slices are returned unchanged, bit for bit (``t`` itself when every slice is finite: no copy)."""
+    if bool(finite.all()):
+        return t
     return torch.where(finite.view(-1, *([1] * (t.dim() - 1))), t, 0.0)
 
 
@@ -191,12 +193,9 @@ def clipped_gradient_sum(model: nn.Module, loss_fn: LossFn, collate, indices: Te
     Returns:
         ``({name: summed clipped gradient}, per-example losses [B] in bucket order)``.
     """
-    groups = [indices]
-    if sizes is not None and buckets > 1 and indices.numel() > buckets:
-        groups = list(indices[torch.argsort(sizes[indices], stable=True)].tensor_split(buckets))
     total: dict[str, Tensor] = {}
     losses = []
-    for group in groups:
+    for group in size_buckets(indices, sizes, buckets):
         inputs, targets = collate(group)
         grads, loss = per_sample_gradients(model, loss_fn, inputs, targets)
         norms = per_sample_norms(grads)
@@ -206,6 +205,16 @@ def clipped_gradient_sum(model: nn.Module, loss_fn: LossFn, collate, indices: Te
             total[name] = total[name] + part if name in total else part
         losses.append(loss)
     return total, torch.cat(losses)
+
+
+def size_buckets(indices: Tensor, sizes: Tensor | None, buckets: int) -> list[Tensor]:
+    """``indices`` ``[B]`` sorted by ``sizes[indices]`` (stable) and cut into ``buckets`` groups of
+    equal count (``[indices]`` itself when ``sizes`` is None, ``buckets`` <= 1 or B <= ``buckets``):
+    the groups :func:`clipped_gradient_sum` pads separately, and which every clipped sum that must
+    draw the same dropout numbers follows (:mod:`graphpriv.linkpred.subgraph_clipping`)."""
+    if sizes is None or buckets <= 1 or indices.numel() <= buckets:
+        return [indices]
+    return list(indices[torch.argsort(sizes[indices], stable=True)].tensor_split(buckets))
 
 
 class DPSGD:

@@ -82,7 +82,9 @@ def decoupled_clipped_sum(model: nn.Module, x: Tensor, w: Tensor, y: Tensor,
         TypeError: another architecture (use :func:`graphpriv.privacy.engine.clipped_gradient_sum`).
     """
     lin1, drop, lin2 = _layers(model)
-    x = torch.where((w != 0).unsqueeze(-1), x, 0.0)  # padding reads no features (its gradient is 0)
+    present = w != 0
+    if not bool(present.all()):  # padding reads no features (its gradient is 0)
+        x = torch.where(present.unsqueeze(-1), x, 0.0)
     pre = F.linear(x, lin1.weight, lin1.bias)  # [B, K, H]
     act = F.dropout(torch.relu(pre), drop.p, drop.training)
     out = F.linear(act, lin2.weight, lin2.bias)  # [B, K, C]
