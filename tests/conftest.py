@@ -1,8 +1,15 @@
-"""Test configuration: point GRAPHPRIV_DATA at the shared/datasets folder beside the checkout, if any."""
+"""Test configuration: point GRAPHPRIV_DATA at the shared/datasets folder beside the checkout, if
+any, and pin the CPU kernels' instruction set for reproducible floats."""
 
 from __future__ import annotations
 
 import os
+
+# The golden cells (tests/regression) pin fixed-seed trainings to 1e-6; torch's and MKL's kernels
+# round differently on AVX-512 and AVX2 machines, enough to flip a prediction of GAP's 100-epoch
+# fits. Both read these before torch is first imported: every machine computes as an AVX2 one.
+os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
+os.environ.setdefault("MKL_CBWR", "AVX2")
 from pathlib import Path
 
 import pytest
