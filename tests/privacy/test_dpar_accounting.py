@@ -153,3 +153,19 @@ def test_dpar_ledger_refuses_a_delta_the_sample_cannot_hold():
     ledger = acc.dpar_ledger(1e-3, node_rate=0.5, accounting="rigorous")
     with pytest.raises(PrivacyError, match="delta / q"):
         ledger.epsilon(0.7)
+
+
+def test_sgd_noise_is_calibrated_once_per_setting_and_equals_a_fresh_calibration():
+    from graphpriv.privacy import dpar_accounting as da
+
+    kw = dict(sample_rate=0.05, steps=40, group_size=1, max_grad_norm=1.0)
+    da._sgd_noise_multiplier.cache_clear()
+    first = da.sgd_noise(2.0, 1e-4, **kw)
+    again = da.sgd_noise(2.0, 1e-4, **kw, accounting="rigorous")  # the same setting, as a string
+    assert da._sgd_noise_multiplier.cache_info().misses == 1 and again == first
+    fresh = da._sgd_noise_multiplier.__wrapped__(2.0, 1e-4, 0.05, 40, 1, "rigorous")
+    assert first.noise_multiplier == fresh
+    # and it meets the budget it was calibrated to
+    assert da.sgd_epsilon(first.noise_std, max_grad_norm=1.0, sample_rate=0.05, steps=40, group_size=1,
+                          delta=1e-4) <= 2.0 + 1e-6
+    assert da.sgd_noise(2.0, 1e-4, **kw, accounting="paper").noise_multiplier == first.noise_multiplier
