@@ -76,6 +76,8 @@ GOOD = "name: t\ntitle: T\nsource: S\ndatasets: [usair]\nrows:\n  - {label: CN, 
     (GOOD + "  - {label: CN, method: cn}\n", "row labels must be unique"),
     (GOOD.replace("rows:\n  - {label: CN, method: cn}\n", "rows: []\n"), "rows"),
     (GOOD.replace("name: t\n", "name: t\nkind: table\n"), "kind"),
+    (GOOD.replace("datasets:", "max_seeds: {cora: 1}\ndatasets:"), "names dataset 'cora'"),
+    (GOOD.replace("datasets:", "max_seeds: {usair: -1}\ndatasets:"), "max_seeds"),
     ("name: [t\n", "is not valid YAML"),
     ("- a\n- b\n", "must be a mapping"),
 ])
@@ -84,6 +86,15 @@ def test_a_grid_file_that_fails_its_schema_names_the_file_and_the_field(tmp_path
     with pytest.raises(ConfigError, match="grid file .*t.yaml") as info:
         read_grid(path)
     assert message in str(info.value)
+
+
+def test_a_grids_max_seeds_applies_to_every_row_under_the_rows_own(tmp_path):
+    text = GOOD.replace("datasets: [usair]", "max_seeds: {usair: 2, yeast: 0}\ndatasets: [usair, yeast, celegans]")
+    text += "  - {label: AA, method: aa, max_seeds: {usair: 4}}\n"
+    cn, aa = read_grid(_write(tmp_path, "t", text)).rows
+    assert [cn.seeds_on(d, 5) for d in ("usair", "yeast", "celegans")] == [2, 0, 5]
+    assert [aa.seeds_on(d, 5) for d in ("usair", "yeast", "celegans")] == [4, 0, 5]
+    assert aa.seeds_on("usair", 3) == 3  # never more than the run's seeds
 
 
 def test_an_audit_grid_row_is_checked_as_graphpriv_audit_checks_its_options(tmp_path):

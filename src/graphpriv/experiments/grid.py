@@ -92,7 +92,8 @@ class RunsGrid(_Grid):
             mean ± std (x 100); ``baseline:METRIC`` is the trivial baseline each run measured for
             METRIC on its own split (e.g. ``baseline:accuracy``, the majority class). raw_columns: diagnostics shown as their mean in scientific
             notation. seeds: the seed count of the committed table. first_seed: the first seed
-            (validation grids use seeds apart from the reported ones). intro: Markdown shown
+            (validation grids use seeds apart from the reported ones). max_seeds: fewer seeds on
+            a dataset for every row (a row's own ``max_seeds`` for that dataset wins). intro: Markdown shown
             between the heading and the table (every kind has it). allow_large_delta: the
             papers' deltas above 1 / (privacy units) are kept (the delta rule is not applied).
         plot: ``epsilon`` draws ``docs/<name>.png`` beside the table: one panel per dataset, the
@@ -107,8 +108,25 @@ class RunsGrid(_Grid):
     raw_columns: list[str] = Field(default_factory=list)
     seeds: int = Field(5, ge=1, le=1000)
     first_seed: int = Field(0, ge=0)
+    max_seeds: dict[str, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
     allow_large_delta: bool = True
     plot: Literal["epsilon"] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shared_max_seeds(cls, data: Any) -> Any:
+        """The grid's ``max_seeds`` under each row's own (what :meth:`GridRow.seeds_on` reads)."""
+        if not (isinstance(data, dict) and isinstance(data.get("max_seeds"), dict) and data["max_seeds"]
+                and isinstance(data.get("rows"), list)):
+            return data
+        shared, rows = data["max_seeds"], []
+        for row in data["rows"]:
+            if isinstance(row, dict) and isinstance(row.get("max_seeds", {}), dict):
+                row = {**row, "max_seeds": {**shared, **row.get("max_seeds", {})}}
+            elif isinstance(row, GridRow):
+                row = row.model_copy(update={"max_seeds": {**shared, **row.max_seeds}})
+            rows.append(row)
+        return {**data, "rows": rows}
 
     @model_validator(mode="after")
     def _rows_valid(self) -> RunsGrid:
