@@ -2,8 +2,9 @@
 same inputs (a GAE trained twice on one graph, the input graph's ceiling and queries asked for by
 every generator and epsilon of a leaderboard).
 
-Used by :func:`graphpriv.nn.gae.gae_embeddings` and the synthesis protocol
-(:mod:`graphpriv.evaluation.synthesis`). Imports nothing heavy (no torch: tensors are read through
+Used by :func:`graphpriv.nn.gae.gae_embeddings`, the synthesis protocol
+(:mod:`graphpriv.evaluation.synthesis`) and the publishing protocol's input-graph baseline
+(:func:`graphpriv.evaluation.publishing.input_graph_metrics`). Imports nothing heavy (no torch: tensors are read through
 ``detach().cpu().numpy()``).
 """
 

@@ -10,7 +10,8 @@ from graphpriv.attacks.protocol import SensitiveLinkProtocol
 from graphpriv.data.graph import undirected_pairs
 from graphpriv.data.release import PublishedGraph
 from graphpriv.errors import ConfigError, DatasetError, ModelFileError, NotFittedError
-from graphpriv.evaluation.publishing import publish_on_protocol, run_dice
+from graphpriv.evaluation import publishing
+from graphpriv.evaluation.publishing import input_graph_metrics, publish_on_protocol, run_dice
 from graphpriv.experiments.registry import make_config
 from graphpriv.experiments.runner import run_method
 from graphpriv.methods.estimator import Estimator
@@ -112,6 +113,25 @@ def test_the_run_publishes_what_the_estimator_publishes_on_the_protocol_graph():
     protocol = SensitiveLinkProtocol(data, seed=6)
     est = publish_on_protocol(DICE(random_state=6, ratio=0.4), protocol)
     assert _same(est.released_, result.release) and result.privacy is None
+
+
+def test_the_input_graphs_baseline_is_computed_once_per_split_and_equals_a_fresh_one():
+    data = labelled_sbm(80, 2, p_in=0.2, num_features=4, seed=2)
+    publishing._INPUT_METRICS.items.clear()
+    runs = [run_dice(make_config("dice", {"ratio": r, "attacks": "cn,gae-sim"}), data, seed=6) for r in (0.2, 0.6)]
+    assert len(publishing._INPUT_METRICS.items) == 1  # the second run read the first one's baseline
+    protocol = SensitiveLinkProtocol(data, seed=6)
+    fresh = protocol.evaluate(protocol.input_graph, attacks=["cn", "gae-sim"]).metrics()
+    want = {k: v for k, v in fresh.items() if k != "published_edges"}
+    for result in runs:
+        assert {b.metric: b.value for b in result.baselines if b.name == "input graph"} == want
+    # another seed, attack list or utility flag is another key
+    other = SensitiveLinkProtocol(data, seed=7)
+    input_graph_metrics(other, ["cn", "gae-sim"])
+    input_graph_metrics(protocol, ["cn"])
+    input_graph_metrics(protocol, ["cn"], utility=False)
+    assert len(publishing._INPUT_METRICS.items) == 4
+    assert input_graph_metrics(protocol, "cn,gae-sim") == fresh  # ids as one string: the same key
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
