@@ -85,3 +85,15 @@ def test_dgcnn_is_refused_before_training():
     model = SubgraphGNN(7, backbone="dgcnn", num_layers=2)
     with pytest.raises(TypeError, match="DGCNN's 1-D convolutions need the vmap clipped sum"):
         subgraph_clipped_sum(model, lambda i: None, 1.0)
+
+
+def test_a_layer_shared_by_two_places_is_refused_not_mis_clipped():
+    # one module called twice: the example's gradient is the sum of both calls' parts, whose norm
+    # is not the sum of the parts' norms; the sparse sum refuses rather than clip wrongly
+    s = _subgraphs(Extractor.PATH, k=3)
+    torch.manual_seed(0)
+    model = SubgraphGNN(7, backbone="gcn", num_layers=3, dropout=0.0)
+    model.convs[2] = model.convs[1]
+    (batch,), y = collate_sparse(s, torch.arange(4), max_label=6)
+    with pytest.raises(TypeError, match="a map ran twice in one forward"):
+        sparse_clipped_sum(model, batch, y, 1.0)

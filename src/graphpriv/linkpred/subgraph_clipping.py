@@ -96,8 +96,8 @@ def sparse_clipped_sum(model: SubgraphGNN, batch: SparseBatch, y: Tensor, max_gr
         per-example gradient norms before clipping [B])``.
 
     Raises:
-        TypeError: a DGCNN model, or a map applied to rows that are neither the batch's nodes, its
-            target nodes nor its subgraphs.
+        TypeError: a DGCNN model, a map applied twice in one forward (a shared layer), or a map
+            applied to rows that are neither the batch's nodes, its target nodes nor its subgraphs.
     """
     maps = _maps(model) if maps is None else maps
     num = batch.num_subgraphs
@@ -107,6 +107,10 @@ def sparse_clipped_sum(model: SubgraphGNN, batch: SparseBatch, y: Tensor, max_gr
     calls: list[tuple[nn.Module, Tensor, Tensor]] = []
 
     def keep(module: nn.Module, args: tuple[Tensor, ...], output: Tensor) -> None:
+        if any(seen is module for seen, _, _ in calls):  # its calls' parts would need their cross terms
+            raise TypeError("subgraph_clipped_sum: a map ran twice in one forward (a shared layer); its per-example "
+                            "norm is not the sum of its calls' norms: use the vmap clipped sum "
+                            "(graphpriv.privacy.engine.clipped_gradient_sum)")
         if args[0].shape[0] not in rows:
             raise TypeError(f"subgraph_clipped_sum: a map ran on {args[0].shape[0]} rows, neither the batch's "
                             f"{batch.z.numel()} nodes, its {2 * num} target nodes nor its {num} subgraphs")
