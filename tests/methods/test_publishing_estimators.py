@@ -134,6 +134,18 @@ def test_the_input_graphs_baseline_is_computed_once_per_split_and_equals_a_fresh
     assert input_graph_metrics(protocol, "cn,gae-sim") == fresh  # ids as one string: the same key
 
 
+def test_a_release_equal_to_the_input_graph_is_its_own_baseline():
+    data = labelled_sbm(80, 2, p_in=0.2, num_features=4, seed=2)
+    publishing._INPUT_METRICS.items.clear()
+    result = run_method("random-perturb", data, seed=3, overrides={"ratio": 0.0, "attacks": "cn,gae-sim"})
+    assert len(publishing._INPUT_METRICS.items) == 1  # the release's metrics, kept as the baseline's
+    protocol = SensitiveLinkProtocol(data, seed=3)
+    fresh = protocol.evaluate(protocol.input_graph, attacks=["cn", "gae-sim"]).metrics()
+    assert {b.metric: b.value for b in result.baselines if b.name == "input graph"} == \
+        {k: v for k, v in fresh.items() if k != "published_edges"}
+    assert {k: result.metrics[k] for k in fresh} == fresh
+
+
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
 def test_not_fitted_before_fit(cls, tmp_path):
     est = cls(**PARAMS[cls])

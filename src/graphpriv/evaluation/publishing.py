@@ -115,7 +115,8 @@ def evaluate_release(config: PublishConfig, protocol: SensitiveLinkProtocol, est
         report = protocol.evaluate(graph, attacks=attacks, utility=config.utility, progress=progress)
     with timer.phase("baseline"):  # the same attacks and utility on the input graph, released unchanged
         unchanged = input_graph_metrics(protocol, attacks, utility=config.utility,
-                                        progress=prefixed_progress(progress, "baseline"))
+                                        progress=prefixed_progress(progress, "baseline"),
+                                        known=report.metrics() if graph.equals(protocol.input_graph) else None)
     kept = int(protocol.input_graph.contains(graph.pairs).sum())
     info.update(input_edges=report.input_edges, published_edges=report.published_edges,
                 kept_input_edges=kept, sensitive_published=report.sensitive_published,
@@ -132,7 +133,7 @@ _INPUT_METRICS = Memo(32)
 
 
 def input_graph_metrics(protocol: SensitiveLinkProtocol, attacks: str | list[str], *, utility: bool = True,
-                        progress: Progress | None = None) -> dict[str, float]:
+                        progress: Progress | None = None, known: dict[str, float] | None = None) -> dict[str, float]:
     """``protocol.evaluate(protocol.input_graph, ...).metrics()``, memoised in this process: the
     trivial baseline of a publishing run (the input graph released unchanged) is the same for
     every publisher and setting on the same split, and costs as much as the run's own evaluation
@@ -143,7 +144,9 @@ def input_graph_metrics(protocol: SensitiveLinkProtocol, attacks: str | list[str
 
     Args:
         protocol: the run's protocol. attacks: ``'all'``, ids, or ``[]`` for none. utility: also
-            LP AUC and NC F1. progress: as :meth:`SensitiveLinkProtocol.evaluate`.
+            LP AUC and NC F1. progress: as :meth:`SensitiveLinkProtocol.evaluate`. known: the
+            metrics already measured on a release equal to the input graph (a publisher that
+            changed nothing: they are the baseline), kept instead of evaluating again.
 
     Returns:
         :meth:`~graphpriv.attacks.protocol.ProtocolReport.metrics` of the input graph.
@@ -154,8 +157,8 @@ def input_graph_metrics(protocol: SensitiveLinkProtocol, attacks: str | list[str
                         split.test_neg, protocol.labels, getattr(protocol, "nc_train_idx", None),
                         getattr(protocol, "nc_test_idx", None)),
            int(graph.num_nodes), int(protocol.seed), names, bool(utility))
-    return dict(_INPUT_METRICS.get(key, lambda: protocol.evaluate(graph, attacks=list(names), utility=utility,
-                                                                  progress=progress).metrics()))
+    return dict(_INPUT_METRICS.get(key, lambda: dict(known) if known is not None else protocol.evaluate(
+        graph, attacks=list(names), utility=utility, progress=progress).metrics()))
 
 
 def _run(estimator_cls: type[GraphPublisher], config: PublishConfig, data: Data, *, seed: int, method: str,
