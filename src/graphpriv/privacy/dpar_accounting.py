@@ -236,9 +236,10 @@ def sgd_noise(budget_epsilon: float, budget_delta: float, *, sample_rate: float,
 @functools.lru_cache(maxsize=64)
 def _sgd_noise_multiplier(budget_epsilon: float, budget_delta: float, sample_rate: float, steps: int,
                           group_size: int, accounting: str) -> float:
-    """The calibration behind :func:`sgd_noise`, kept per process: a table's seeds of one cell ask
-    for the same multiplier (the same budget, rate and steps), and the search composes the
-    accountant some hundred times (about a seventh of a DPAR run on Cora-ML)."""
+    """The calibration behind :func:`sgd_noise`, kept per process: the seeds of a one-row cell ask
+    for the same multiplier (every training node: the same budget, rate and steps; a q' node
+    sample's size, and so its rate, differs by seed), and the search composes the accountant
+    some hundred times (about a seventh of a DPAR run on Cora-ML)."""
 
     def run(z: float) -> dp_event.DpEvent:
         return dp_event.SelfComposedDpEvent(sgd_event(z, sample_rate=sample_rate, group_size=group_size,
