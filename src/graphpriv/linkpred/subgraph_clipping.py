@@ -39,14 +39,14 @@ from torch_geometric.nn.dense import DenseGCNConv
 from torch_geometric.nn.dense.linear import Linear as PygLinear
 
 from graphpriv.nn.subgraph_gnn import Backbone, SparseBatch, SubgraphGNN
-from graphpriv.privacy.engine import ClippedSum, norm_clip_factors, size_buckets
+from graphpriv.privacy.engine import ClippedSum, bucketed_sum, norm_clip_factors
 
 __all__ = ["sparse_clipped_sum", "subgraph_clipped_sum"]
 
 
 @dataclass
 class _Map:
-    """One affine map: its weight (and bias) parameter names, and the calls seen in a forward."""
+    """One affine map: its weight (and bias) parameter names; ``embedding`` for a lookup table."""
 
     weight: str
     bias: str | None
@@ -103,7 +103,8 @@ def sparse_clipped_sum(model: SubgraphGNN, batch: SparseBatch, y: Tensor, max_gr
     num = batch.num_subgraphs
     pairs = torch.arange(num).repeat_interleave(2)
     rows = {batch.z.numel(): (batch.owner, batch.local, max(batch.width, 1)),  # (owner, slot, slots per example)
-            2 * num: (pairs, torch.arange(2).repeat(num), 2), num: (torch.arange(num), torch.zeros_like(pairs[:num]), 1)}
+            2 * num: (pairs, torch.arange(2).repeat(num), 2),
+            num: (torch.arange(num), torch.zeros_like(pairs[:num]), 1)}
     calls: list[tuple[nn.Module, Tensor, Tensor]] = []
 
     def keep(module: nn.Module, args: tuple[Tensor, ...], output: Tensor) -> None:
@@ -137,11 +138,11 @@ def sparse_clipped_sum(model: SubgraphGNN, batch: SparseBatch, y: Tensor, max_gr
             squared = squared + (padded_g.transpose(1, 2) @ padded_a).pow(2).sum((1, 2))
             if spec.bias is not None:
                 squared = squared + padded_g.sum(1).pow(2).sum(1)
-        parts.append((spec, module, a, g, owner))
+        parts.append((spec, a, g, owner))
     norms = squared.sqrt()
     factor, finite = norm_clip_factors(norms, max_grad_norm), torch.isfinite(norms)
     summed = {name: torch.zeros_like(p) for name, p in model.named_parameters() if p.requires_grad}
-    for spec, module, a, g, owner in parts:
+    for spec, a, g, owner in parts:
         keep_rows = finite[owner]
         scaled = torch.where(keep_rows.unsqueeze(1), g, 0.0) * factor[owner].unsqueeze(1)
         if spec.embedding:
@@ -176,14 +177,9 @@ def subgraph_clipped_sum(model: SubgraphGNN, collate: Callable[[Tensor], tuple[t
     """
     maps = _maps(model)
 
-    def clipped_sum(indices: Tensor) -> tuple[dict[str, Tensor], Tensor]:
-        total: dict[str, Tensor] = {}
-        losses = []
-        for group in size_buckets(indices, sizes, buckets):
-            (batch,), y = collate(group)
-            summed, loss, _ = sparse_clipped_sum(model, batch, y, max_grad_norm, maps=maps)
-            total = summed if not total else {name: total[name] + summed[name] for name in total}
-            losses.append(loss)
-        return total, torch.cat(losses)
+    def bucket_sum(group: Tensor) -> tuple[dict[str, Tensor], Tensor]:
+        (batch,), y = collate(group)
+        summed, loss, _ = sparse_clipped_sum(model, batch, y, max_grad_norm, maps=maps)
+        return summed, loss
 
-    return clipped_sum
+    return lambda indices: bucketed_sum(indices, sizes, buckets, bucket_sum)

@@ -48,6 +48,7 @@ from graphpriv.linkpred.dependency import check_dependency_bound
 from graphpriv.linkpred.drnl import max_drnl_label
 from graphpriv.linkpred.examples import training_links, uniform_training_links
 from graphpriv.linkpred.projection import project_degree
+from graphpriv.linkpred.subgraph_clipping import subgraph_clipped_sum
 from graphpriv.linkpred.subgraphs import (
     Extractor,
     SubgraphSet,
@@ -58,7 +59,6 @@ from graphpriv.linkpred.subgraphs import (
 from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress, phase_progress
 from graphpriv.methods.dplp_selection import select_k_theta
 from graphpriv.methods.estimator import Estimator
-from graphpriv.linkpred.subgraph_clipping import subgraph_clipped_sum
 from graphpriv.nn.subgraph_gnn import Backbone, SubgraphGNN, bce_loss, predict
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.calibration import calibrate_noise_multiplier
@@ -280,13 +280,13 @@ class _Selector:
 def _train_private(model, train_set, config, cap, sampler, engine_args, selector: _Selector, steps, per_epoch,
                    progress: Progress) -> None:
     sizes = torch.from_numpy(train_set.num_nodes_per_subgraph)
-    clipped_sum = None  # the vmap sum over padded batches (DGCNN); the others: the sparse batch's, the same sum
-    if config.backbone is not Backbone.DGCNN:
-        clipped_sum = subgraph_clipped_sum(model, lambda idx: collate_sparse(train_set, idx, max_label=cap),
-                                           config.max_grad_norm, sizes=sizes, buckets=config.buckets)
-    engine = DPSGD(model, make_optimizer(model, config), sampler, loss_fn=bce_loss,
-                   collate=lambda idx: collate_dense(train_set, idx, max_label=cap), sizes=sizes,
-                   buckets=config.buckets, clipped_sum=clipped_sum, **engine_args)
+    if config.backbone is Backbone.DGCNN:  # the engine's vmap sum over padded dense batches
+        clipped = {"loss_fn": bce_loss, "collate": lambda idx: collate_dense(train_set, idx, max_label=cap),
+                   "sizes": sizes, "buckets": config.buckets}
+    else:  # the same sum from one sparse batch per bucket
+        clipped = {"clipped_sum": subgraph_clipped_sum(model, lambda idx: collate_sparse(train_set, idx, max_label=cap),
+                                                       config.max_grad_norm, sizes=sizes, buckets=config.buckets)}
+    engine = DPSGD(model, make_optimizer(model, config), sampler, **clipped, **engine_args)
     for step in range(1, steps + 1):
         model.train()
         loss = engine.step()

@@ -193,15 +193,36 @@ def clipped_gradient_sum(model: nn.Module, loss_fn: LossFn, collate, indices: Te
     Returns:
         ``({name: summed clipped gradient}, per-example losses [B] in bucket order)``.
     """
-    total: dict[str, Tensor] = {}
-    losses = []
-    for group in size_buckets(indices, sizes, buckets):
+    def bucket_sum(group: Tensor) -> tuple[dict[str, Tensor], Tensor]:
         inputs, targets = collate(group)
         grads, loss = per_sample_gradients(model, loss_fn, inputs, targets)
         norms = per_sample_norms(grads)
         factor, finite = norm_clip_factors(norms, max_grad_norm), torch.isfinite(norms)
-        for name, g in grads.items():  # sum_b factor_b g_b as one product, no clipped copy
-            part = (factor @ drop_nonfinite(g.flatten(1), finite)).view(g.shape[1:])
+        # sum_b factor_b g_b as one product, no clipped copy
+        return {name: (factor @ drop_nonfinite(g.flatten(1), finite)).view(g.shape[1:])
+                for name, g in grads.items()}, loss
+
+    return bucketed_sum(indices, sizes, buckets, bucket_sum)
+
+
+def bucketed_sum(indices: Tensor, sizes: Tensor | None, buckets: int,
+                 bucket_sum: Callable[[Tensor], tuple[dict[str, Tensor], Tensor]]) -> tuple[dict[str, Tensor], Tensor]:
+    """``bucket_sum(group)`` added up over the :func:`size_buckets` of ``indices``: the one loop of
+    every clipped sum that cuts its batch into size buckets (:func:`clipped_gradient_sum`,
+    :func:`graphpriv.linkpred.subgraph_clipping.subgraph_clipped_sum`).
+
+    Args:
+        indices: ``[B]``. sizes, buckets: as :func:`size_buckets`. bucket_sum: ``group [b] ->
+            ({name: summed clipped gradient}, per-example losses [b])``.
+
+    Returns:
+        ``({name: the buckets' sums added in bucket order}, per-example losses [B] in bucket order)``.
+    """
+    total: dict[str, Tensor] = {}
+    losses = []
+    for group in size_buckets(indices, sizes, buckets):
+        summed, loss = bucket_sum(group)
+        for name, part in summed.items():
             total[name] = total[name] + part if name in total else part
         losses.append(loss)
     return total, torch.cat(losses)
@@ -211,7 +232,7 @@ def size_buckets(indices: Tensor, sizes: Tensor | None, buckets: int) -> list[Te
     """``indices`` ``[B]`` sorted by ``sizes[indices]`` (stable) and cut into ``buckets`` groups of
     equal count (``[indices]`` itself when ``sizes`` is None, ``buckets`` <= 1 or B <= ``buckets``):
     the groups :func:`clipped_gradient_sum` pads separately, and which every clipped sum that must
-    draw the same dropout numbers follows (:mod:`graphpriv.linkpred.subgraph_clipping`)."""
+    draw the same dropout numbers follows (:func:`bucketed_sum`)."""
     if sizes is None or buckets <= 1 or indices.numel() <= buckets:
         return [indices]
     return list(indices[torch.argsort(sizes[indices], stable=True)].tensor_split(buckets))
