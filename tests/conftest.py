@@ -6,8 +6,9 @@ from __future__ import annotations
 import os
 
 # The golden cells (tests/regression) pin fixed-seed trainings to 1e-6; torch's and MKL's kernels
-# round differently on AVX-512 and AVX2 machines, enough to flip a prediction of GAP's 100-epoch
-# fits. Both read these before torch is first imported: every machine computes as an AVX2 one.
+# may round differently on AVX-512 and AVX2 machines (the suspected cause of GAP's 100-epoch cells
+# flipping one prediction on an AVX2-only machine; not confirmed on an AVX-512 one). Both read these
+# before torch is first imported: every machine takes the AVX2 kernels.
 os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
 os.environ.setdefault("MKL_CBWR", "AVX2")
 from pathlib import Path
