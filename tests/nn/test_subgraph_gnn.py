@@ -64,3 +64,55 @@ def test_sparse_batches_give_the_dense_forward_and_gradients():
                     assert torch.allclose(a, b, atol=1e-5), (backbone, layers, training)
                     for p, q in zip(ga, gb):
                         assert torch.allclose(p, q, atol=1e-5), (backbone, layers, training)
+
+
+def test_gcn_adjacency_is_the_coalesced_a_plus_i_bit_for_bit():
+    """The batch's CSR A + I, gathered from each node's presorted row, is the matrix a COO build of
+    every directed edge and self-loop gives after coalescing: same rows, columns and values."""
+    from graphpriv.linkpred.subgraphs import collate_sparse
+
+    graph = random_graph(60, 0.1, seed=4)
+    adj = to_csr(undirected_pairs(graph.edge_index), 60)
+    rng = np.random.default_rng(1)
+    links = rng.integers(0, 60, size=(2, 30))
+    links = links[:, links[0] != links[1]]
+    for extractor, kw in ((Extractor.NEIGHBOURHOOD, {"h": 2}), (Extractor.PATH, {"k": 3})):
+        s = extract_subgraphs(adj, links, np.zeros(links.shape[1]), extractor=extractor, **kw)
+        for batch in (np.arange(len(s)), np.array([5, 0, 3, 3, 11]), np.array([7])):
+            (b,), _ = collate_sparse(s, batch, max_label=6)
+            t = b.z.numel()
+            dis = (b.degree + 1).clamp(min=1).pow(-0.5)
+            loops = torch.arange(t)
+            index = torch.cat([torch.stack([b.dst, b.src]), loops.repeat(2, 1)], dim=1)
+            values = torch.cat([dis[b.dst] * dis[b.src], dis * dis])
+            want = torch.sparse_coo_tensor(index, values, (t, t)).coalesce().to_sparse_csr()
+            got = b.gcn_adjacency
+            assert torch.equal(got.crow_indices(), want.crow_indices())
+            assert torch.equal(got.col_indices(), want.col_indices())
+            assert torch.equal(got.values(), want.values())
+
+
+def test_dgcnn_readout_is_the_two_conv1d_layers():
+    """The readout's linear map of each sorted row computes what SEAL's first Conv1d (kernel =
+    stride = total) computes on the flattened rows, with the same parameters and gradients."""
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    model = SubgraphGNN(7, backbone="dgcnn", num_layers=3, sort_k=23)
+    h = torch.randn(4, 30, 3 * 32 + 1, requires_grad=True)
+    mask = torch.ones(4, 30, dtype=torch.bool)
+    mask[1, 20:] = False
+    mask[3, 5:] = False  # fewer real rows than sort_k
+    out = model._sort_pool(h, mask)
+    grads = torch.autograd.grad(out.square().sum(), [h, model.conv1.weight, model.conv2.weight])
+    # the reference: Conv1d on the flattened sorted rows
+    score = h[..., -1].masked_fill(~mask, float("-inf"))
+    top = torch.topk(score, model.sort_k, dim=1).indices
+    pooled = torch.gather(h, 1, top.unsqueeze(-1).expand(-1, -1, h.size(-1))) * torch.gather(mask, 1, top).unsqueeze(-1)
+    ref = F.relu(model.conv1(pooled.reshape(4, 1, -1)))
+    ref = F.relu(model.conv2(F.max_pool1d(ref, 2, 2))).flatten(1)
+    ref_grads = torch.autograd.grad(ref.square().sum(), [h, model.conv1.weight, model.conv2.weight])
+    assert out.shape == ref.shape == (4, 32 * (23 // 2 - 4))
+    assert torch.allclose(out, ref, atol=1e-5)
+    for g, r in zip(grads, ref_grads):
+        assert torch.allclose(g, r, atol=1e-4)

@@ -78,6 +78,22 @@ class SubgraphSet:
         ptr = np.concatenate([[0], np.cumsum(np.bincount(own, minlength=len(self)))])
         return ptr, src[order], dst[order]
 
+    @cached_property
+    def adjacency_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(row_ptr [total_nodes + 1] int64, col [2 total_edges + total_nodes] int32)``: each
+        node's row of A + I in its own subgraph, the local ids of its neighbours and of itself in
+        increasing order (computed once, so that a batch's sparse A + I is a gather, not a sort)."""
+        owner = np.repeat(np.arange(len(self)), np.diff(self.edge_ptr))
+        a, b = self.local_edges
+        base = self.node_ptr[:-1][owner]
+        flat = np.arange(self.nodes.size)
+        local = flat - np.repeat(self.node_ptr[:-1], self.num_nodes_per_subgraph)
+        rows = np.concatenate([base + b, base + a, flat])
+        cols = np.concatenate([a, b, local])
+        order = np.lexsort((cols, rows))
+        row_ptr = np.concatenate([[0], np.cumsum(self.degrees + 1)])
+        return row_ptr, cols[order].astype(np.int32)
+
     @property
     def num_nodes_per_subgraph(self) -> np.ndarray:
         """``[L]`` node counts."""
@@ -200,12 +216,20 @@ def collate_sparse(subgraphs: SubgraphSet, indices: Tensor | np.ndarray, *,
         a, b = subgraphs.local_edges[:, epos] + ptr[eowner]
         return torch.from_numpy(np.concatenate([a, b])), torch.from_numpy(np.concatenate([b, a]))
 
+    def load_adjacency() -> tuple[Tensor, Tensor]:
+        row_ptr, col = subgraphs.adjacency_rows
+        entries, row = _ranges(row_ptr, pos)
+        offset = ptr[owner][row]  # the batch position of each entry's subgraph
+        crow = np.concatenate([[0], np.cumsum(row_ptr[pos + 1] - row_ptr[pos])])
+        return torch.from_numpy(crow), torch.from_numpy(col[entries] + offset)
+
     batch = SparseBatch(z=torch.from_numpy(np.minimum(subgraphs.z[pos], max_label)), owner=torch.from_numpy(owner),
                         local=torch.from_numpy(pos - subgraphs.node_ptr[idx][owner]), ptr=torch.from_numpy(ptr),
                         degree=torch.from_numpy(subgraphs.degrees[pos].astype(np.float32)),
                         target_src=torch.from_numpy(tsrc[tpos] + ptr[towner]),
                         target_slot=torch.from_numpy(2 * towner + tdst[tpos]),
-                        width=int(sizes.max()) if idx.size else 1, load_edges=load_edges)
+                        width=int(sizes.max()) if idx.size else 1, load_edges=load_edges,
+                        load_adjacency=load_adjacency)
     return (batch,), torch.from_numpy(subgraphs.labels[idx])
 
 
