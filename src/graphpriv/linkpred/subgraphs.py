@@ -90,9 +90,12 @@ class SubgraphSet:
         local = flat - np.repeat(self.node_ptr[:-1], self.num_nodes_per_subgraph)
         rows = np.concatenate([base + b, base + a, flat])
         cols = np.concatenate([a, b, local])
-        order = np.lexsort((cols, rows))
-        row_ptr = np.concatenate([[0], np.cumsum(self.degrees + 1)])
-        return row_ptr, cols[order].astype(np.int32)
+        width = int(self.num_nodes_per_subgraph.max()) if len(self) else 1
+        # scipy's COO -> CSR: a counting sort of the rows, then each row's columns sorted (several
+        # times faster than a lexsort of both keys on DPLP's large evaluation sets)
+        pattern = sp.csr_matrix((np.ones(rows.size, dtype=np.int8), (rows, cols)), shape=(self.nodes.size, width))
+        pattern.sort_indices()
+        return pattern.indptr.astype(np.int64), pattern.indices.astype(np.int32, copy=False)
 
     @property
     def num_nodes_per_subgraph(self) -> np.ndarray:
@@ -218,10 +221,10 @@ def collate_sparse(subgraphs: SubgraphSet, indices: Tensor | np.ndarray, *,
 
     def load_adjacency() -> tuple[Tensor, Tensor]:
         row_ptr, col = subgraphs.adjacency_rows
-        entries, row = _ranges(row_ptr, pos)
-        offset = ptr[owner][row]  # the batch position of each entry's subgraph
+        # a subgraph's rows are contiguous: gather its entries as one range, shifted to its batch position
+        entries, entry_owner = _ranges(row_ptr[subgraphs.node_ptr], idx)
         crow = np.concatenate([[0], np.cumsum(row_ptr[pos + 1] - row_ptr[pos])])
-        return torch.from_numpy(crow), torch.from_numpy(col[entries] + offset)
+        return torch.from_numpy(crow), torch.from_numpy(col[entries] + ptr[entry_owner])
 
     batch = SparseBatch(z=torch.from_numpy(np.minimum(subgraphs.z[pos], max_label)), owner=torch.from_numpy(owner),
                         local=torch.from_numpy(pos - subgraphs.node_ptr[idx][owner]), ptr=torch.from_numpy(ptr),
