@@ -63,6 +63,7 @@ bench: setup
 	$(BIN)/python benchmarks/bench_dpsgd_step.py --dataset yeast --theta 40 --k 3
 	$(BIN)/python benchmarks/bench_attacks.py
 	$(BIN)/python benchmarks/bench_seal_step.py --steps 40
+	$(BIN)/python benchmarks/bench_sparse_features.py
 	$(BIN)/python benchmarks/bench_linear_clipping.py
 	$(BIN)/python benchmarks/bench_attacks.py --dense-release
 	$(BIN)/python benchmarks/bench_publishing.py --dataset deezer_europe --epsilon 1 4 8

@@ -37,6 +37,7 @@ from torch_geometric.utils import negative_sampling
 from graphpriv.data.graph import pair_codes, sample_absent_pairs
 from graphpriv.memo import Memo, array_digest
 from graphpriv.nn.gcn import GCN, sparse_adjacency
+from graphpriv.nn.sparse_features import sparse_features
 
 __all__ = ["EDGES_PER_EPOCH", "MEMO_MAX_VALUES", "MEMO_SIZE", "SAMPLE_ABOVE", "gae_embeddings", "seeded"]
 
@@ -145,6 +146,7 @@ def _train(edge_index: Tensor, num_nodes: int, x: Tensor | None, *, hidden: int,
     """:func:`gae_embeddings`' training, without the memo."""
     pos = edge_index[:, edge_index[0] < edge_index[1]]
     adj = sparse_adjacency(edge_index, num_nodes)
+    x = None if x is None else sparse_features(x)  # bag-of-words: the first layer costs the non-zeros
     pairs = _EpochPairs(edge_index, pos, num_nodes, edges_per_epoch, sample_above, seed)
     with seeded(seed):
         model = GAE(GCN(None if x is None else x.size(1), hidden, out, num_nodes=num_nodes))

@@ -16,6 +16,8 @@ from torch import Tensor, nn
 from torch_geometric.nn import GCNConv
 from torch_geometric.utils import to_torch_csr_tensor
 
+from graphpriv.nn.sparse_features import sparse_features
+
 __all__ = ["GCN", "sparse_adjacency", "train_node_classifier"]
 
 
@@ -109,6 +111,7 @@ def train_node_classifier(edge_index: Tensor, num_nodes: int, x: Tensor | None, 
         ``[N]`` long predicted labels (last epoch).
     """
     adj = sparse_adjacency(edge_index, num_nodes)
+    x = None if x is None else sparse_features(x)  # bag-of-words: the first layer costs the non-zeros
     with torch.random.fork_rng():
         torch.manual_seed(seed)
         model = GCN(None if x is None else x.size(1), hidden, int(y.max()) + 1, dropout=dropout,

@@ -42,6 +42,7 @@ from graphpriv.data.splits import sample_non_edges
 from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.nn.gae import seeded
 from graphpriv.nn.heap import retained_heap
+from graphpriv.nn.sparse_features import feature_product, sparse_features
 from graphpriv.nn.weighted_gcn import NormalizedAdjacency, SymmetricGraph, gcn_propagate
 
 __all__ = ["PPGSLOutput", "PPGSLSettings", "SurrogateAttacker", "fgp_bytes", "ppgsl"]
@@ -158,7 +159,9 @@ class SurrogateAttacker(nn.Module):
 
     def first_linear(self, x: Tensor | None) -> Tensor:
         """X W_1, ``[N, hidden[0]]`` (W_1 itself for identity features)."""
-        return self.embedding.weight if self.embedding is not None else self.conv1.lin(x)
+        if self.embedding is not None:
+            return self.embedding.weight
+        return feature_product(x, self.conv1.lin.weight, self.conv1.lin.bias)  # x dense or CSR
 
     def encode(self, x: Tensor | None, adj, *, xw1: Tensor | None = None) -> Tensor:
         """z = GCN(A', X); ``xw1`` (optional) is a precomputed :meth:`first_linear` (the learner
@@ -345,7 +348,7 @@ def ppgsl(pairs: np.ndarray, num_nodes: int, sensitive: np.ndarray, x: np.ndarra
         added = sample_non_edges(num_nodes, count, forbidden=np.concatenate([pairs, sensitive], axis=1), rng=rng) \
             if count else np.empty((2, 0), np.int64)
         learner = _Learner(pairs, num_nodes, np.concatenate([pairs, added], axis=1))
-    x_t = None if x is None else torch.as_tensor(x, dtype=torch.float32)
+    x_t = None if x is None else sparse_features(torch.as_tensor(x, dtype=torch.float32))
     sens = torch.from_numpy(sensitive)
     with seeded(seed), retained_heap():  # torch's RNG, restored afterwards; big tensors reuse the heap
         out = _optimise(learner, x_t, sens, num_nodes, s, progress)
