@@ -23,15 +23,13 @@ import time
 
 import numpy as np
 import torch
+from link_examples import training_examples
 
-from graphpriv.data import load
 from graphpriv.data.graph import to_csr
-from graphpriv.data.splits import link_split
 from graphpriv.linkpred.drnl import max_drnl_label
-from graphpriv.linkpred.examples import uniform_training_links
 from graphpriv.linkpred.projection import project_degree
-from graphpriv.linkpred.subgraphs import Extractor, collate_dense, collate_sparse, extract_subgraphs
 from graphpriv.linkpred.subgraph_clipping import subgraph_clipped_sum
+from graphpriv.linkpred.subgraphs import Extractor, collate_dense, collate_sparse, extract_subgraphs
 from graphpriv.nn.subgraph_gnn import SubgraphGNN, bce_loss
 from graphpriv.privacy.engine import clipped_gradient_sum
 
@@ -52,10 +50,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    data = load(args.dataset)
-    split = link_split(data, seed=0)
-    n, edges = split.num_nodes, split.train_edge_index
-    links, labels = uniform_training_links(edges, n, rng=np.random.default_rng(0))
+    n, edges, links, labels = training_examples(args.dataset)
     take = np.random.default_rng(1).choice(links.shape[1], size=args.batch, replace=False)
     graph = project_degree(edges, n, theta=args.theta, rng=np.random.default_rng(2)) if args.theta else edges
     subgraphs = extract_subgraphs(to_csr(graph, n), links[:, take], labels[take], extractor=Extractor.PATH, k=args.k)
