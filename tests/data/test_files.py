@@ -205,3 +205,30 @@ def test_released_graph_from_another_dataset_is_refused(tmp_path):
     # an edge list without the header is checked by its ids only
     plain = _write(tmp_path, "plain.txt", "0 1\n1 2\n")
     assert read_released_graph(plain, 3327).shape == (2, 2)
+
+
+def test_npz_readers_close_a_file_that_has_the_zip_magic_but_is_no_zip(tmp_path, monkeypatch):
+    """numpy keeps its own handle open when a file starts like a zip but is not one; the readers
+    open the file themselves, so the refusal leaves nothing open (no ResourceWarning when the
+    handle is collected, which pytest would report in whichever later test runs the collector)."""
+    import gc
+    import sys
+    import warnings
+    import zipfile
+
+    from graphpriv.data import readers
+    from graphpriv.errors import GraphFormatError
+
+    path = tmp_path / "garbage.npz"
+    path.write_bytes(b"PK\x03\x04 not a zip archive")
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResourceWarning)
+        with pytest.raises(GraphFormatError, match="not a scipy sparse .npz"):
+            readers.read_scipy_npz(path)
+        for read in (lambda: readers.read_prefixed_csr(path, "adj_"), lambda: readers.read_npz_labels(path)):
+            with pytest.raises(zipfile.BadZipFile):  # numpy's own error; the point is what stays open
+                read()
+        gc.collect()
+    assert not [u for u in unraisable if isinstance(u.exc_value, ResourceWarning)]

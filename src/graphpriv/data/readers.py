@@ -148,8 +148,9 @@ def read_mat(path: Path, key: str | None = None) -> RawGraph:
 
 def read_scipy_npz(path: Path) -> RawGraph:
     """``scipy.sparse.save_npz`` file holding the adjacency matrix."""
-    try:
-        adj = sp.load_npz(path)
+    try:  # our own handle: numpy leaves its own open when a file with the zip magic is not a zip
+        with open(path, "rb") as handle:
+            adj = sp.load_npz(handle)
     except Exception as exc:  # noqa: BLE001 - numpy/scipy raise several types; re-raised as GraphFormatError
         raise GraphFormatError(
             f"{path}: not a scipy sparse .npz (save it with scipy.sparse.save_npz) ({exc})"
@@ -159,7 +160,7 @@ def read_scipy_npz(path: Path) -> RawGraph:
 
 def read_prefixed_csr(path: Path, prefix: str) -> sp.csr_matrix:
     """CSR matrix stored as ``{prefix}data``, ``indices``, ``indptr``, ``shape`` arrays in an npz."""
-    with np.load(path, allow_pickle=False) as z:
+    with open(path, "rb") as handle, np.load(handle, allow_pickle=False) as z:  # closed even when np.load raises
         return sp.csr_matrix(
             (z[f"{prefix}data"], z[f"{prefix}indices"], z[f"{prefix}indptr"]),
             shape=tuple(z[f"{prefix}shape"]),
@@ -168,7 +169,7 @@ def read_prefixed_csr(path: Path, prefix: str) -> sp.csr_matrix:
 
 def read_npz_labels(path: Path, key: str = "labels") -> np.ndarray:
     """One array from an npz file."""
-    with np.load(path, allow_pickle=False) as z:
+    with open(path, "rb") as handle, np.load(handle, allow_pickle=False) as z:  # closed even when np.load raises
         return np.asarray(z[key])
 
 
