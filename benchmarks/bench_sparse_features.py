@@ -7,8 +7,8 @@ against the dense one, and PPGSL's learning with each, in the same process.
 Timed:
 
 - the product ``X W^T``, forward and backward (the weight's gradient ``G^T X``), for the dataset's
-  ``[N, F]`` features: dense (the reference) against :func:`graphpriv.nn.sparse_features.feature_product`
-  on :func:`~graphpriv.nn.sparse_features.sparse_features` (CSR), mean over ``--repeats``;
+  ``[N, F]`` features: ``F.linear`` on the dense matrix (the reference) and on
+  :func:`~graphpriv.nn.sparse_features.sparse_features`' CSR one, mean over ``--repeats``;
 - :func:`graphpriv.publishing.ppgsl.ppgsl` (paper settings but ``--learner-steps`` learner steps,
   so ``learner_steps / mu`` surrogate trainings of 100 epochs each) on the graph with 10% of its
   edges as the sensitive links, seed 0: with the features dense (the reference: the conversion
@@ -29,12 +29,13 @@ import time
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 import graphpriv.nn.gae as gae_module
 import graphpriv.publishing.ppgsl as ppgsl_module
 from graphpriv.data import load
 from graphpriv.data.graph import undirected_pairs
-from graphpriv.nn.sparse_features import feature_product, sparse_features
+from graphpriv.nn.sparse_features import sparse_features
 from graphpriv.publishing.ppgsl import PPGSLSettings, ppgsl
 
 
@@ -57,12 +58,12 @@ def main() -> None:
     times, outs = {}, []
     for name, features in (("reference (dense)", x), ("graphpriv (CSR)", xs)):
         weight.grad = None
-        out = feature_product(features, weight)
+        out = F.linear(features, weight)
         out.backward(grad)
         outs.append((out.detach(), weight.grad.clone()))
         start = time.perf_counter()
         for _ in range(args.repeats):
-            feature_product(features, weight).backward(grad)
+            F.linear(features, weight).backward(grad)
         times[name] = (time.perf_counter() - start) / args.repeats
     (a, ga), (b, gb) = outs
 

@@ -1,7 +1,7 @@
-import pytest
 import torch
 
-from graphpriv.nn.sparse_features import feature_product, sparse_features
+from graphpriv.nn.gcn import GCN, sparse_adjacency
+from graphpriv.nn.sparse_features import sparse_features
 from graphpriv.publishing.ppgsl import SurrogateAttacker
 
 
@@ -22,24 +22,26 @@ def test_sparse_features_converts_only_mostly_zero_matrices():
     assert sparse_features(empty) is empty
 
 
-@pytest.mark.parametrize("bias", [False, True])
-def test_feature_product_is_the_dense_product_with_its_gradients(bias):
-    x = _bag_of_words(seed=1)
-    weight = torch.randn(7, x.shape[1], requires_grad=True)
-    b = torch.randn(7, requires_grad=True) if bias else None
-    grad = torch.randn(x.shape[0], 7)
+def test_gcn_reads_csr_features_as_dense_ones_with_the_same_gradients():
+    """The GCN that the GAE and the node-classification utility train takes the CSR matrix as it
+    is (its first layer's F.linear multiplies it sparsely): same output, same weight gradients."""
+    x = _bag_of_words(n=40, f=60, seed=1)
+    g = torch.Generator().manual_seed(3)
+    pairs = torch.randint(0, 40, (2, 80), generator=g)
+    pairs = pairs[:, pairs[0] != pairs[1]]
+    adj = sparse_adjacency(torch.cat([pairs, pairs.flip(0)], dim=1), 40)
+    torch.manual_seed(0)
+    model = GCN(60, 16, 7)
     results = []
     for features in (x, sparse_features(x)):
-        weight.grad = None
-        if b is not None:
-            b.grad = None
-        out = feature_product(features, weight, b)
-        out.backward(grad)
-        results.append((out.detach(), weight.grad.clone(), None if b is None else b.grad.clone()))
-    (a, ga, gba), (c, gc, gbc) = results
-    assert torch.allclose(a, x @ weight.detach().t() + (0 if b is None else b.detach()), atol=1e-5)
-    assert torch.allclose(a, c, atol=1e-5) and torch.allclose(ga, gc, atol=1e-5)
-    assert (gba is None) == (gbc is None) and (gba is None or torch.allclose(gba, gbc))
+        model.zero_grad()
+        out = model(features, adj)
+        out.square().sum().backward()
+        results.append((out.detach(), [p.grad.clone() for p in model.parameters()]))
+    (a, ga), (b, gb) = results
+    assert a.shape == (40, 7) and torch.allclose(a, b, atol=1e-5)
+    for p, q in zip(ga, gb):
+        assert torch.allclose(p, q, atol=1e-4)
 
 
 def test_surrogate_first_layer_reads_csr_features_as_dense_ones():

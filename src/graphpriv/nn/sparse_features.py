@@ -2,10 +2,11 @@
 
 The first layer of a GCN multiplies the ``[N, F]`` features by its weights in every forward pass,
 and its weight gradient is ``X^T G`` in every backward pass. Cora's features are 1.3% non-zero: as
-a CSR matrix both products cost the non-zeros, not N x F (about 5x less for Cora's 1,433 bag-of-
-words columns, forward and backward; PPGSL's learning and the GAE 2.2-4.5x faster:
-``benchmarks/bench_sparse_features.py``). The result is the same product (float summation order
-differs).
+a CSR matrix both products cost the non-zeros, not N x F (6.6x less time for Cora's 1,433 bag-of-
+words columns, forward and backward; PPGSL's learning and the GAE 2.2-4.2x faster:
+``benchmarks/bench_sparse_features.py``). The layers take it as they are: ``F.linear`` (PyG's
+``Linear``, and so ``GCNConv``) multiplies a CSR input sparsely, differentiable in the weights. The
+result is the same product (float summation order differs).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import warnings
 import torch
 from torch import Tensor
 
-__all__ = ["feature_product", "sparse_features"]
+__all__ = ["sparse_features"]
 
 MAX_DENSITY = 0.05
 
@@ -38,9 +39,3 @@ def sparse_features(x: Tensor, max_density: float = MAX_DENSITY) -> Tensor:
         warnings.simplefilter("ignore", UserWarning)
         return x.to_sparse_csr()
 
-
-def feature_product(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``x W^T (+ b)``, ``[N, F] x [H, F] -> [N, H]``, for dense or CSR ``x`` (differentiable in
-    ``weight`` and ``bias``; a CSR ``x`` is data, not differentiated)."""
-    out = torch.sparse.mm(x, weight.t()) if x.layout == torch.sparse_csr else x @ weight.t()
-    return out if bias is None else out + bias

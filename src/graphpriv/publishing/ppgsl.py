@@ -42,7 +42,7 @@ from graphpriv.data.splits import sample_non_edges
 from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.nn.gae import seeded
 from graphpriv.nn.heap import retained_heap
-from graphpriv.nn.sparse_features import feature_product, sparse_features
+from graphpriv.nn.sparse_features import sparse_features
 from graphpriv.nn.weighted_gcn import NormalizedAdjacency, SymmetricGraph, gcn_propagate
 
 __all__ = ["PPGSLOutput", "PPGSLSettings", "SurrogateAttacker", "fgp_bytes", "ppgsl"]
@@ -159,9 +159,7 @@ class SurrogateAttacker(nn.Module):
 
     def first_linear(self, x: Tensor | None) -> Tensor:
         """X W_1, ``[N, hidden[0]]`` (W_1 itself for identity features)."""
-        if self.embedding is not None:
-            return self.embedding.weight
-        return feature_product(x, self.conv1.lin.weight, self.conv1.lin.bias)  # x dense or CSR
+        return self.embedding.weight if self.embedding is not None else self.conv1.lin(x)  # x dense or CSR
 
     def encode(self, x: Tensor | None, adj, *, xw1: Tensor | None = None) -> Tensor:
         """z = GCN(A', X); ``xw1`` (optional) is a precomputed :meth:`first_linear` (the learner
