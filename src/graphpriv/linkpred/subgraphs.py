@@ -79,10 +79,12 @@ class SubgraphSet:
         return ptr, src[order], dst[order]
 
     @cached_property
-    def adjacency_rows(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(row_ptr [total_nodes + 1] int64, col [2 total_edges + total_nodes] int32)``: each
-        node's row of A + I in its own subgraph, the local ids of its neighbours and of itself in
-        increasing order (computed once, so that a batch's sparse A + I is a gather, not a sort)."""
+    def adjacency_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(row_ptr [total_nodes + 1] int64, col [2 total_edges + total_nodes] int32,
+        entry_ptr [L + 1] int64)``: each node's row of A + I in its own subgraph, the local ids of
+        its neighbours and of itself in increasing order; subgraph i's rows are the contiguous
+        entries ``entry_ptr[i]:entry_ptr[i+1]`` (computed once, so that a batch's sparse A + I is a
+        gather, not a sort)."""
         owner = np.repeat(np.arange(len(self)), np.diff(self.edge_ptr))
         a, b = self.local_edges
         base = self.node_ptr[:-1][owner]
@@ -95,7 +97,8 @@ class SubgraphSet:
         # times faster than a lexsort of both keys on DPLP's large evaluation sets)
         pattern = sp.csr_matrix((np.ones(rows.size, dtype=np.int8), (rows, cols)), shape=(self.nodes.size, width))
         pattern.sort_indices()
-        return pattern.indptr.astype(np.int64), pattern.indices.astype(np.int32, copy=False)
+        row_ptr = pattern.indptr.astype(np.int64)
+        return row_ptr, pattern.indices.astype(np.int32, copy=False), row_ptr[self.node_ptr]
 
     @property
     def num_nodes_per_subgraph(self) -> np.ndarray:
@@ -220,9 +223,9 @@ def collate_sparse(subgraphs: SubgraphSet, indices: Tensor | np.ndarray, *,
         return torch.from_numpy(np.concatenate([a, b])), torch.from_numpy(np.concatenate([b, a]))
 
     def load_adjacency() -> tuple[Tensor, Tensor]:
-        row_ptr, col = subgraphs.adjacency_rows
+        row_ptr, col, entry_ptr = subgraphs.adjacency_rows
         # a subgraph's rows are contiguous: gather its entries as one range, shifted to its batch position
-        entries, entry_owner = _ranges(row_ptr[subgraphs.node_ptr], idx)
+        entries, entry_owner = _ranges(entry_ptr, idx)
         crow = np.concatenate([[0], np.cumsum(row_ptr[pos + 1] - row_ptr[pos])])
         return torch.from_numpy(crow), torch.from_numpy(col[entries] + ptr[entry_owner])
 
