@@ -1,10 +1,16 @@
-"""Path-subgraph extraction: graphpriv's compiled extractor vs networkx ``all_simple_paths``.
+"""Path-subgraph extraction: graphpriv's compiled extractor vs its former kernel and networkx
+``all_simple_paths``.
 
-Extracts the path subgraphs of every training link (projected edges + capped negatives) of a
-dataset and times a networkx reference (the DPLP reference code's approach) on a random sample of
-the same links, in the same process; prints per-link times, their ratio and peak memory.
+Training links (default): the path subgraphs of every training link (projected edges + capped
+negatives) of a dataset. ``--evaluation``: those of held-out links on the unprojected graph, as
+DPLP's validation and test scoring extract them (10% of the edges held out, as many uniform
+non-edges, subgraphs taken from the other 90%). Times, in the same process, the former kernel
+(``former_path_kernel.py``: each path's last node scanned its whole row) on the same links and
+the networkx reference (the DPLP reference code's approach) on a random sample; checks the edge
+sets are equal; prints per-link times, the ratios and peak memory.
 
     python benchmarks/bench_path_extraction.py --dataset yeast --theta 40 --k 4
+    python benchmarks/bench_path_extraction.py --dataset facebook --k 3 --evaluation --links 4000
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import time
 import tracemalloc
 
 import numpy as np
+from former_path_kernel import former_path_subgraph_edges
 
 from graphpriv.data import load, to_csr, undirected_pairs
 from graphpriv.linkpred.examples import training_links
@@ -31,19 +38,51 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=4)
     parser.add_argument("--sample", type=int, default=200, help="links timed with networkx")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--evaluation", action="store_true",
+                        help="held-out links on the unprojected graph (validation and test scoring)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs of each kernel (best kept)")
+    parser.add_argument("--links", type=int, default=4000, help="--evaluation: links extracted (half edges)")
     args = parser.parse_args()
 
     data = load(args.dataset)
     rng = np.random.default_rng(args.seed)
-    pairs = project_degree(undirected_pairs(data.edge_index), data.num_nodes, theta=args.theta, rng=rng)
-    links, _ = training_links(pairs, data.num_nodes, lam=1.0, theta=args.theta, rng=rng)
+    if args.evaluation:
+        every = undirected_pairs(data.edge_index)
+        held = rng.permutation(every.shape[1])
+        cut = every.shape[1] // 10
+        pairs, positives = every[:, held[cut:]], every[:, held[:cut][:args.links // 2]]
+        present = set(map(tuple, every.T.tolist()))
+        negatives = [(u, v) for u, v in rng.integers(0, data.num_nodes, size=(4 * positives.shape[1], 2)).tolist()
+                     if u < v and (u, v) not in present][:positives.shape[1]]
+        links = np.concatenate([positives, np.array(negatives, dtype=np.int64).T], axis=1)
+        setting = "evaluation links, unprojected graph"
+    else:
+        pairs = project_degree(undirected_pairs(data.edge_index), data.num_nodes, theta=args.theta, rng=rng)
+        links, _ = training_links(pairs, data.num_nodes, lam=1.0, theta=args.theta, rng=rng)
+        setting = f"training links, theta={args.theta}"
     adj = to_csr(pairs, data.num_nodes)
     path_subgraph_edges(adj, links[:, :2], k=args.k)  # compile (numba cache) outside the timing
+    former_path_subgraph_edges(adj.indptr.astype(np.int64), adj.indices.astype(np.int64), links[0, :2].copy(),
+                               links[1, :2].copy(), args.k)  # and the former kernel's
 
+    def former_kernel():
+        ptr, a, b = former_path_subgraph_edges(adj.indptr.astype(np.int64), adj.indices.astype(np.int64),
+                                               np.ascontiguousarray(links[0]), np.ascontiguousarray(links[1]), args.k)
+        return ptr, np.stack([a, b])
+
+    ours, former = [], []
+    for _ in range(args.repeats):  # alternated, best of each (the machine's other jobs add noise)
+        t0 = time.perf_counter()
+        ptr, edges = path_subgraph_edges(adj, links, k=args.k)
+        ours.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        former_ptr, former_edges = former_kernel()
+        former.append(time.perf_counter() - t0)
+    ours, former = min(ours), min(former)
+    if not (np.array_equal(former_ptr, ptr) and np.array_equal(former_edges, edges)):
+        raise SystemExit("MISMATCH: the extractor and its former kernel disagree")
     tracemalloc.start()
-    t0 = time.perf_counter()
-    ptr, edges = path_subgraph_edges(adj, links, k=args.k)
-    ours = time.perf_counter() - t0
+    path_subgraph_edges(adj, links, k=args.k)
     _, traced_peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
 
@@ -61,9 +100,11 @@ def main() -> None:
     per_ours = ours / links.shape[1]
     per_ref = reference / sample.size
     peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"dataset={args.dataset} theta={args.theta} k={args.k} links={links.shape[1]} "
+    print(f"dataset={args.dataset} {setting} k={args.k} links={links.shape[1]} "
           f"subgraph_edges={edges.shape[1]}")
     print(f"graphpriv  all links: {ours:.2f} s  ({per_ours * 1e6:.1f} us/link)")
+    print(f"former kernel, all links: {former:.2f} s  ({former / links.shape[1] * 1e6:.1f} us/link), "
+          f"ratio former / graphpriv {former / ours:.2f}x, the same edge sets")
     print(f"networkx   {sample.size} links: {reference:.2f} s  ({per_ref * 1e6:.1f} us/link), "
           f"all links extrapolated: {per_ref * links.shape[1]:.1f} s")
     print(f"speed ratio (networkx / graphpriv, per link): {per_ref / per_ours:.0f}x")

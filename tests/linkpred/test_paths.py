@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -64,3 +65,23 @@ def test_bad_k_and_links():
         path_subgraph_edges(adj, np.array([[1], [1]]), k=2)
     with pytest.raises(ValueError, match="must lie in"):
         path_subgraph_edges(adj, np.array([[0], [9]]), k=2)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_unsorted_rows_give_the_same_edges(k):
+    # the last edge of each path is found by binary search in its row: rows given unsorted are sorted first
+    graph = random_graph(25, 0.3, seed=11)
+    pairs = undirected_pairs(graph.edge_index)
+    adj = to_csr(pairs, 25)
+    rng = np.random.default_rng(3)
+    indices = adj.indices.copy()
+    for x in range(25):
+        row = slice(adj.indptr[x], adj.indptr[x + 1])
+        indices[row] = rng.permutation(indices[row])
+    shuffled = sp.csr_matrix((adj.data, indices, adj.indptr), shape=adj.shape)
+    shuffled.has_sorted_indices = False
+    links = _all_links(25, pairs, rng)
+    expected = path_subgraph_edges(adj, links, k=k)
+    got = path_subgraph_edges(shuffled, links, k=k)
+    assert np.array_equal(got[0], expected[0]) and np.array_equal(got[1], expected[1])
+    assert not shuffled.has_sorted_indices  # the caller's matrix is left as it was
