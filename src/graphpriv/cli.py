@@ -410,8 +410,8 @@ def reproduce(
             out, counts = run_reproduce(grid, seeds=seeds, quick=quick, store=store, workers=workers,
                                         scheduler=scheduler, run=not from_store, from_results=from_results,
                                         retry_failed=retry_failed, docs=docs, verbose=verbose,
-                                        on_done=lambda run, status, done, total: bar.update(task, completed=done,
-                                                                                             total=total))
+                                        on_done=lambda run, status, done, total, bar=bar, task=task: bar.update(
+                                            task, completed=done, total=total))
         console.print(out.read_text(), highlight=False, soft_wrap=True, markup=False)
         if from_results:
             from graphpriv.experiments.results import results_file

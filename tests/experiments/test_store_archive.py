@@ -82,7 +82,8 @@ def test_bad_archives_fail_before_any_row_is_merged(tmp_path):
     export_store(good, tmp_path / "good.jsonl.gz")
     with pytest.raises(StoreError, match="exists; give a new file name, or --overwrite"):
         export_store(good, tmp_path / "good.jsonl.gz")
-    lines = gzip.open(tmp_path / "good.jsonl.gz", "rt").read().splitlines()
+    with gzip.open(tmp_path / "good.jsonl.gz", "rt") as f:
+        lines = f.read().splitlines()
     cases = {
         "truncated": (lines[:1], "holds 0 rows but its header announces 1"),
         "headerless": (lines[1:], "no graphpriv store archive header"),

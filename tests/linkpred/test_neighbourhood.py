@@ -155,7 +155,7 @@ def test_subgraph_set_degrees_and_target_edges_are_the_subgraphs_own():
 @pytest.mark.parametrize("extractor, options", [(Extractor.NEIGHBOURHOOD, {"h": 2}), (Extractor.PATH, {"k": 3}),
                                                 (Extractor.NEIGHBOURHOOD, {"h": 2, "max_nodes": 6})])
 def test_extraction_in_chunks_is_the_extraction_in_one_call_and_reports_progress(monkeypatch, extractor, options):
-    import graphpriv.linkpred.neighbourhood as neighbourhood
+    from graphpriv.linkpred import neighbourhood
 
     n = 40
     graph = random_graph(n, 0.2, seed=4)

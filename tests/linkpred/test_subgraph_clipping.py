@@ -5,8 +5,8 @@ import pytest
 import torch
 
 from graphpriv.data.graph import to_csr, undirected_pairs
-from graphpriv.linkpred.subgraphs import Extractor, collate_dense, collate_sparse, extract_subgraphs
 from graphpriv.linkpred.subgraph_clipping import sparse_clipped_sum, subgraph_clipped_sum
+from graphpriv.linkpred.subgraphs import Extractor, collate_dense, collate_sparse, extract_subgraphs
 from graphpriv.nn.subgraph_gnn import SubgraphGNN, bce_loss
 from graphpriv.privacy.engine import clipped_gradient_sum, per_sample_gradients, per_sample_norms
 from graphpriv.testing.graphs import random_graph

@@ -144,7 +144,7 @@ def test_gae_keeps_pyg_sampling_up_to_the_threshold_and_samples_above():
 
 
 def test_gae_memo_returns_what_a_fresh_training_gives(monkeypatch):
-    import graphpriv.nn.gae as gae
+    from graphpriv.nn import gae
 
     monkeypatch.setattr(gae, "_MEMO", Memo(gae.MEMO_SIZE))
     trainings = []

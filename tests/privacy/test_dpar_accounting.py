@@ -158,7 +158,7 @@ def test_dpar_ledger_refuses_a_delta_the_sample_cannot_hold():
 def test_sgd_noise_is_calibrated_once_per_setting_and_equals_a_fresh_calibration():
     from graphpriv.privacy import dpar_accounting as da
 
-    kw = dict(sample_rate=0.05, steps=40, group_size=1, max_grad_norm=1.0)
+    kw = {"sample_rate": 0.05, "steps": 40, "group_size": 1, "max_grad_norm": 1.0}
     da._sgd_noise_multiplier.cache_clear()
     first = da.sgd_noise(2.0, 1e-4, **kw)
     again = da.sgd_noise(2.0, 1e-4, **kw, accounting="rigorous")  # the same setting, as a string

@@ -90,8 +90,8 @@ def test_a_relative_error_against_an_original_zero_is_undefined_not_huge():
 
 
 def test_the_input_graphs_ceiling_is_computed_once_per_graph_split_and_seed(graph, monkeypatch):
-    import graphpriv.evaluation.synthesis as synthesis
     from graphpriv.data.splits import link_split
+    from graphpriv.evaluation import synthesis
 
     monkeypatch.setattr(synthesis, "_INPUT_UTILITY", Memo(64))
     calls = []
@@ -116,7 +116,7 @@ def test_the_input_graphs_ceiling_is_computed_once_per_graph_split_and_seed(grap
 
 
 def test_the_input_graphs_queries_are_computed_once_per_graph_and_seed(graph, monkeypatch):
-    import graphpriv.evaluation.synthesis as synthesis
+    from graphpriv.evaluation import synthesis
 
     monkeypatch.setattr(synthesis, "_INPUT_QUERIES", Memo(64))
     calls = []

@@ -103,9 +103,9 @@ def locate(raw: RawFile) -> Path:
 
 def _download(raw: RawFile, target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp:
-        with urllib.request.urlopen(raw.url, timeout=30) as response:
-            shutil.copyfileobj(response, tmp)
+    with (tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp,
+          urllib.request.urlopen(raw.url, timeout=30) as response):
+        shutil.copyfileobj(response, tmp)
     tmp_path = Path(tmp.name)
     try:
         _verified(tmp_path, raw)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import networkx as nx
 
 
@@ -13,7 +15,7 @@ def path_subgraph_edges_nx(graph: nx.Graph, u: int, v: int, k: int) -> set[tuple
     edges: set[tuple[int, int]] = set()
     for path in nx.all_simple_paths(h, u, v, cutoff=k):
         if len(path) >= 3:
-            edges |= {(min(a, b), max(a, b)) for a, b in zip(path[:-1], path[1:])}
+            edges |= {(min(a, b), max(a, b)) for a, b in itertools.pairwise(path)}
     return edges
 
 
