@@ -121,3 +121,40 @@ def test_k_outside_2_to_6_is_refused_with_its_reason(k, reason):
     with pytest.raises(ConfigError, match=f"k must be in 2..6 or 'auto' \\(got {k}\\).*{reason}"):
         make_config("dplp-ps", {"k": k})
     assert make_config("dplp-ps", {"k": "auto"}).k == "auto" and make_config("dplp-ps", {"k": 6}).k == 6
+
+
+@pytest.mark.parametrize("backbone", ["gcn", "sage", "gin", "dgcnn"])
+def test_kept_validation_batches_score_as_fresh_ones(graph, backbone, monkeypatch):
+    """The validation pass keeps its collated batches across epochs: after every parameter change
+    its AUC equals that of batches collated afresh, and a whole run is unchanged by keeping them."""
+    import numpy as np
+    import torch
+    from sklearn.metrics import roc_auc_score
+
+    from graphpriv.linkpred.subgraphs import Extractor, extract_subgraphs
+    from graphpriv.methods import dplp_subgraph as module
+
+    split = link_split(graph, val_ratio=0.1, test_ratio=0.1, seed=0)
+    adj = to_csr(split.train_edge_index, split.num_nodes)
+    links = np.concatenate([split.val_pos, split.val_neg], axis=1)
+    labels = np.r_[np.ones(split.val_pos.shape[1]), np.zeros(split.val_neg.shape[1])]
+    val_set = extract_subgraphs(adj, links, labels, extractor=Extractor.PATH, k=3)
+    config = make_config("dplp-ps", {"k": 3, "backbone": backbone, "eval_batch_size": 16})
+    cap = module.label_cap(config)
+    torch.manual_seed(0)
+    model = module._build_model(config)
+    kept = module._ValidationAUC(model, val_set, config, cap)
+    assert kept.keep and len(val_set) > 16  # several batches, kept
+    for _ in range(3):
+        fresh = roc_auc_score(val_set.labels, module._scores(model, val_set, config, cap).numpy())
+        assert kept() == fresh and kept.batches is not None
+        with torch.no_grad():
+            for p in model.parameters():
+                p.add_(torch.randn_like(p))
+
+    cfg = make_config("dplp-ps", {"epochs": 3, "batch_size": 32, "k": 3, "theta": 4, "backbone": backbone})
+    keeping = run(cfg, graph, seed=2, method="dplp-ps")
+    monkeypatch.setattr(module, "KEEP_VALIDATION_EDGES", -1)  # collate afresh every epoch
+    fresh_run = run(cfg, graph, seed=2, method="dplp-ps")
+    assert keeping.metrics == fresh_run.metrics
+    assert keeping.info["best_epoch"] == fresh_run.info["best_epoch"]
