@@ -62,6 +62,7 @@ bench: setup
 	$(BIN)/python benchmarks/bench_dpsgd_step.py --dataset usair --theta 8 --k 2
 	$(BIN)/python benchmarks/bench_dpsgd_step.py --dataset yeast --theta 40 --k 3
 	$(BIN)/python benchmarks/bench_validation_pass.py --dataset pb --k 4
+	$(BIN)/python benchmarks/bench_subgraph_sage_gin.py --dataset pb --k 4
 	$(BIN)/python benchmarks/bench_attacks.py
 	$(BIN)/python benchmarks/bench_seal_step.py --steps 40
 	$(BIN)/python benchmarks/bench_sparse_features.py

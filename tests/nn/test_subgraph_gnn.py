@@ -92,6 +92,26 @@ def test_gcn_adjacency_is_the_coalesced_a_plus_i_bit_for_bit():
             assert torch.equal(got.values(), want.values())
 
 
+def test_sage_and_gin_matrices_are_the_batch_a_and_a_plus_i():
+    """SAGE's A and GIN's A + I, on the A + I pattern: exactly the 0/1 matrices of the batch's
+    directed edges (and self-loops), and symmetric, as the symmetric product's backward assumes."""
+    from graphpriv.linkpred.subgraphs import collate_sparse
+
+    graph = random_graph(60, 0.1, seed=5)
+    adj = to_csr(undirected_pairs(graph.edge_index), 60)
+    rng = np.random.default_rng(2)
+    links = rng.integers(0, 60, size=(2, 30))
+    links = links[:, links[0] != links[1]]
+    s = extract_subgraphs(adj, links, np.zeros(links.shape[1]), extractor=Extractor.PATH, k=3)
+    (b,), _ = collate_sparse(s, np.array([4, 0, 9, 9, 2]), max_label=6)
+    t = b.z.numel()
+    a = torch.zeros(t, t)
+    a[b.dst, b.src] = 1.0
+    assert torch.equal(b.adjacency.to_dense(), a) and torch.equal(a, a.T)
+    assert torch.equal(b.loop_adjacency.to_dense(), a + torch.eye(t))
+    assert torch.equal(b.degree, a.sum(1))
+
+
 def test_dgcnn_readout_is_the_two_conv1d_layers():
     """The readout's linear map of each sorted row computes what SEAL's first Conv1d (kernel =
     stride = total) computes on the flattened rows, with the same parameters and gradients."""

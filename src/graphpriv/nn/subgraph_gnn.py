@@ -102,11 +102,11 @@ class SparseBatch:
         width: n, the largest subgraph (what the dense batch is padded to; the dropout draws'
             width).
         load_edges: ``() -> (src [2M], dst [2M])`` long, every edge in both directions, built on
-            first use of :attr:`src` / :attr:`dst` (a model reading only the targets' neighbours,
-            e.g. one GCN layer, never builds them).
+            first use of :attr:`src` / :attr:`dst` (the model's layers read the sparse matrices
+            below instead; the edge list is for checks and references).
         load_adjacency: ``() -> (crow [T + 1], col [2M + T])`` long, the CSR pattern of A + I
             (each row's columns in increasing order), built on first use of
-            :attr:`gcn_adjacency`.
+            :attr:`gcn_adjacency`, :attr:`adjacency` or :attr:`loop_adjacency`.
     """
 
     z: Tensor
@@ -140,16 +140,39 @@ class SparseBatch:
         return self._edges[0]
 
     @cached_property
+    def _pattern(self) -> tuple[Tensor, Tensor, Tensor]:
+        """``(crow [T + 1], col [2M + T], row [2M + T])`` of A + I: sorted rows and columns, built
+        once per batch (no coalescing sort) and shared by the three matrices below."""
+        crow, col = self.load_adjacency()
+        return crow, col, torch.repeat_interleave(torch.arange(self.z.numel()), crow.diff())
+
+    def _csr(self, values: Tensor) -> Tensor:
+        crow, col, _ = self._pattern
+        with warnings.catch_warnings():  # "sparse CSR support is in beta": the product is all it is used for
+            warnings.simplefilter("ignore", UserWarning)
+            return torch.sparse_csr_tensor(crow, col, values, (self.z.numel(),) * 2)
+
+    @cached_property
     def gcn_adjacency(self) -> Tensor:
         """``[T, T]`` sparse CSR D^-1/2 (A + I) D^-1/2 of the batch (D counting the self-loop), built
         once and shared by every GCN layer: one sparse product per layer instead of a gather and a
         scatter of every edge's message (``benchmarks/bench_subgraph_gcn.py``)."""
         dis = (self.degree + 1).clamp(min=1).pow(-0.5)
-        crow, col = self.load_adjacency()  # sorted rows and columns: no coalescing sort per batch
-        row = torch.repeat_interleave(torch.arange(self.z.numel()), crow.diff())
-        with warnings.catch_warnings():  # "sparse CSR support is in beta": the product is all it is used for
-            warnings.simplefilter("ignore", UserWarning)
-            return torch.sparse_csr_tensor(crow, col, dis[row] * dis[col], (self.z.numel(),) * 2)
+        _, col, row = self._pattern
+        return self._csr(dis[row] * dis[col])
+
+    @cached_property
+    def loop_adjacency(self) -> Tensor:
+        """``[T, T]`` sparse CSR A + I of the batch, unit values: GIN's ``(1 + 0) x + A x`` in one
+        product (symmetric, so :func:`symmetric_product` applies)."""
+        return self._csr(torch.ones(self._pattern[1].numel()))
+
+    @cached_property
+    def adjacency(self) -> Tensor:
+        """``[T, T]`` sparse CSR A of the batch on the A + I pattern (the diagonal entries stored as
+        0): SAGE's neighbour sum in one product (symmetric, so :func:`symmetric_product` applies)."""
+        _, col, row = self._pattern
+        return self._csr((col != row).to(torch.float32))
 
     @property
     def dst(self) -> Tensor:
@@ -161,25 +184,31 @@ def _aggregate(conv: nn.Module, x: Tensor, batch: SparseBatch, last: bool) -> Te
     """One layer of ``conv`` (PyG's dense layer, its own parameters) on the sparse batch: every node,
     or (``last``) the two targets of each subgraph only, ``[T, F] -> [T or 2B, F']``. Self-loops as
     in the dense forward (GCN: D^-1/2 (A + I) D^-1/2 with D counting the loop; GIN: (A + I) x; SAGE:
-    the mean over the neighbours, plus the root term)."""
-    if last:
-        rows, src, slot = batch.targets, batch.target_src, batch.target_slot
-    else:
-        rows, src, slot = None, batch.src, batch.dst
-    x_rows = x if rows is None else x[rows]
+    the mean over the neighbours, plus the root term).
+
+    Every node: one sparse product per layer with a matrix of the batch's A + I pattern, built once
+    per batch (GCN's normalised A + I, SAGE's A, GIN's A + I); the targets only: a gather and a
+    scatter of the messages into the 2B targets (:attr:`SparseBatch.target_src`)."""
+    if not last:
+        if isinstance(conv, DenseSAGEConv):
+            total = symmetric_product(batch.adjacency, x)
+            out = conv.lin_rel(total / batch.degree.clamp(min=1).unsqueeze(-1)) + conv.lin_root(x)
+            return F.normalize(out, p=2.0, dim=-1) if conv.normalize else out
+        if isinstance(conv, DenseGINConv):
+            return conv.nn(symmetric_product(batch.loop_adjacency, x))
+        out = conv.lin(symmetric_product(batch.gcn_adjacency, x))
+        return out if conv.bias is None else out + conv.bias
+    rows, src, slot = batch.targets, batch.target_src, batch.target_slot
+    x_rows = x[rows]
     if isinstance(conv, DenseSAGEConv):
-        deg = batch.degree if rows is None else batch.degree[rows]
-        agg = torch.zeros_like(x_rows).index_add_(0, slot, x[src]) / deg.clamp(min=1).unsqueeze(-1)
-        out = conv.lin_rel(agg) + conv.lin_root(x_rows)
+        total = torch.zeros_like(x_rows).index_add_(0, slot, x[src])
+        out = conv.lin_rel(total / batch.degree[rows].clamp(min=1).unsqueeze(-1)) + conv.lin_root(x_rows)
         return F.normalize(out, p=2.0, dim=-1) if conv.normalize else out
     if isinstance(conv, DenseGINConv):
         return conv.nn(x_rows + torch.zeros_like(x_rows).index_add_(0, slot, x[src]))
-    if rows is None:  # every node: one sparse product with the batch's normalised adjacency
-        out = conv.lin(symmetric_product(batch.gcn_adjacency, x))
-        return out if conv.bias is None else out + conv.bias
     dis = (batch.degree + 1).clamp(min=1).pow(-0.5)
-    dis_rows = dis if rows is None else dis[rows]
-    dst_dis = dis[slot] if rows is None else dis_rows[slot]
+    dis_rows = dis[rows]
+    dst_dis = dis_rows[slot]
     weight = (dst_dis * dis[src]).unsqueeze(-1)
     agg = torch.zeros_like(x_rows).index_add_(0, slot, x[src] * weight) + x_rows * (dis_rows * dis_rows).unsqueeze(-1)
     out = conv.lin(agg)
