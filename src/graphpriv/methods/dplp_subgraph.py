@@ -183,9 +183,10 @@ def label_cap(config: DPLPConfig) -> int:
 
 #: A validation set whose subgraphs hold at most this many (undirected) edges in all keeps its
 #: collated batches from one epoch to the next (:class:`_ValidationAUC`); a larger one is collated
-#: afresh each epoch. Worst case kept: about 56 bytes per edge (the batches' A + I pattern and
-#: weights, and both directions of every edge for SAGE and GIN), under 1 GiB at this bound.
-KEEP_VALIDATION_EDGES = 2**24
+#: afresh each epoch. What is kept: about 24 bytes per edge (the batches' sparse A + I, its int64
+#: columns and float32 values, both directions) beside the set's own arrays, 1.5 GiB at this bound
+#: (SEAL's Facebook at k = 4 holds about 40 million validation edges).
+KEEP_VALIDATION_EDGES = 2**26
 
 
 def _eval_batches(subgraphs: SubgraphSet, config: DPLPConfig, cap: int):

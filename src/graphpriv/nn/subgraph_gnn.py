@@ -140,14 +140,18 @@ class SparseBatch:
         return self._edges[0]
 
     @cached_property
-    def _pattern(self) -> tuple[Tensor, Tensor, Tensor]:
-        """``(crow [T + 1], col [2M + T], row [2M + T])`` of A + I: sorted rows and columns, built
-        once per batch (no coalescing sort) and shared by the three matrices below."""
-        crow, col = self.load_adjacency()
-        return crow, col, torch.repeat_interleave(torch.arange(self.z.numel()), crow.diff())
+    def _pattern(self) -> tuple[Tensor, Tensor]:
+        """``(crow [T + 1], col [2M + T])`` of A + I: sorted rows and columns, built once per batch
+        (no coalescing sort) and shared by the three matrices below."""
+        return self.load_adjacency()
+
+    def _pattern_rows(self) -> Tensor:
+        """``[2M + T]`` long: the row of each entry of :attr:`_pattern` (not kept: a model builds one
+        of the three matrices)."""
+        return torch.repeat_interleave(torch.arange(self.z.numel()), self._pattern[0].diff())
 
     def _csr(self, values: Tensor) -> Tensor:
-        crow, col, _ = self._pattern
+        crow, col = self._pattern
         with warnings.catch_warnings():  # "sparse CSR support is in beta": the product is all it is used for
             warnings.simplefilter("ignore", UserWarning)
             return torch.sparse_csr_tensor(crow, col, values, (self.z.numel(),) * 2)
@@ -158,8 +162,7 @@ class SparseBatch:
         once and shared by every GCN layer: one sparse product per layer instead of a gather and a
         scatter of every edge's message (``benchmarks/bench_subgraph_gcn.py``)."""
         dis = (self.degree + 1).clamp(min=1).pow(-0.5)
-        _, col, row = self._pattern
-        return self._csr(dis[row] * dis[col])
+        return self._csr(dis[self._pattern_rows()] * dis[self._pattern[1]])
 
     @cached_property
     def loop_adjacency(self) -> Tensor:
@@ -171,8 +174,7 @@ class SparseBatch:
     def adjacency(self) -> Tensor:
         """``[T, T]`` sparse CSR A of the batch on the A + I pattern (the diagonal entries stored as
         0): SAGE's neighbour sum in one product (symmetric, so :func:`symmetric_product` applies)."""
-        _, col, row = self._pattern
-        return self._csr((col != row).to(torch.float32))
+        return self._csr((self._pattern[1] != self._pattern_rows()).to(torch.float32))
 
     @property
     def dst(self) -> Tensor:
