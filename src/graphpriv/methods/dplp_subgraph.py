@@ -207,8 +207,9 @@ class _ValidationAUC:
     A batch's inputs (DRNL labels, the normalised A + I of its subgraphs, their edges) do not depend
     on the parameters, so a set of at most :data:`KEEP_VALIDATION_EDGES` edges is collated on the
     first call and its batches, with what the model builds on them, are kept for the later epochs:
-    the same scores as collating afresh (tested), without rebuilding them 50 times (4.8x faster a
-    validation pass on PolBlogs at k = 4, where validation was half of a DPLP-PS run).
+    the same scores as collating afresh (tested), without rebuilding them every epoch (about 2x
+    faster a GCN validation pass on PolBlogs at k = 4, where validation was half of a DPLP-PS run;
+    ``benchmarks/bench_validation_pass.py``).
     """
 
     def __init__(self, model: SubgraphGNN, subgraphs: SubgraphSet, config: DPLPConfig, cap: int) -> None:
