@@ -26,8 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from graphpriv.errors import ConfigError, PrivacyError, describe_validation_error
 from graphpriv.experiments.registry import make_config, method_spec, preset_settings
 
-__all__ = ["GRID_DIR", "AuditGrid", "AuditRow", "Grid", "GridRow", "ProximityGrid", "RunsGrid", "grid_names",
-           "load_grid", "read_grid"]
+__all__ = ["GRID_DIR", "AuditGrid", "AuditRow", "Grid", "GridRow", "ProximityGrid", "RunsGrid", "WinnerRule",
+           "grid_names", "load_grid", "read_grid"]
 
 #: The folder of the grid files (installed with the package).
 GRID_DIR = Path(__file__).parent / "grids"
@@ -82,6 +82,14 @@ class GridRow(_Strict):
         return min(seeds, self.max_seeds.get(dataset, seeds))
 
 
+class WinnerRule(_Strict):
+    """A metric of a ``runs`` grid's "which series wins" section
+    (:mod:`graphpriv.experiments.winners`): its key and whether ``higher`` or ``lower`` is better."""
+
+    metric: str
+    better: Literal["higher", "lower"]
+
+
 class RunsGrid(_Grid):
     """A table of runs: rows x datasets x seeds ``first_seed .. first_seed + seeds - 1``.
 
@@ -99,6 +107,10 @@ class RunsGrid(_Grid):
         plot: ``epsilon`` draws ``docs/<name>.png`` beside the table: one panel per dataset, the
             metric against each series' epsilon (mean and std over seeds), the rows without a
             series as horizontal lines (:func:`graphpriv.experiments.plots.plot_grid`).
+        winners: metrics of the table (main, ``columns`` or ``raw_columns``) for a section after it
+            naming the best series per dataset and epsilon (:mod:`graphpriv.experiments.winners`);
+            every row with a series must then set ``epsilon``. winners_exclude: series left out of
+            that section (e.g. a node-level method among edge-level ones).
     """
 
     kind: Literal["runs"] = "runs"
@@ -111,6 +123,8 @@ class RunsGrid(_Grid):
     max_seeds: dict[str, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
     allow_large_delta: bool = True
     plot: Literal["epsilon"] | None = None
+    winners: list[WinnerRule] = Field(default_factory=list)
+    winners_exclude: list[str] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
@@ -139,8 +153,18 @@ class RunsGrid(_Grid):
                 if key not in self.datasets:
                     raise ValueError(f"row {row.label!r} names dataset {key!r}, which is not in datasets "
                                      f"{self.datasets}")
-            if self.plot and row.series is not None and "epsilon" not in row.settings:
-                raise ValueError(f"row {row.label!r} of series {row.series!r} sets no epsilon, the plot's x axis")
+            if (self.plot or self.winners) and row.series is not None and "epsilon" not in row.settings:
+                raise ValueError(f"row {row.label!r} of series {row.series!r} sets no epsilon, the plot's x axis "
+                                 "and the winners' columns")
+        shown = {self.metric, *self.columns, *self.raw_columns}
+        for rule in self.winners:
+            if rule.metric not in shown:
+                raise ValueError(f"winners metric {rule.metric!r} is not shown by the table (metric, columns or "
+                                 f"raw_columns: {sorted(shown)})")
+        series = {r.series for r in self.rows if r.series is not None}
+        for name in self.winners_exclude:
+            if name not in series:
+                raise ValueError(f"winners_exclude names series {name!r}, which no row has (series: {sorted(series)})")
         return self
 
 

@@ -48,6 +48,7 @@ from graphpriv.experiments.tables import (
     runs_markdown,
     store_records,
 )
+from graphpriv.experiments.winners import winners_markdown
 
 __all__ = ["ALIASES", "GROUPS", "QUICK", "quick_grid", "render_results", "replace_marked_block", "reproduce", "resolve",
            "table_runs", "update_block"]
@@ -144,8 +145,9 @@ def _machine() -> str:
 def _render(grid: Grid, records: list, meta: dict[str, str]) -> str:
     if isinstance(grid, RunsGrid):
         seeds = int(meta["seeds"])
-        return runs_markdown(grid, cells_from_records(grid, records), seeds=seeds, command=meta["command"],
-                             machine=meta["machine"])
+        cells = cells_from_records(grid, records)
+        text = runs_markdown(grid, cells, seeds=seeds, command=meta["command"], machine=meta["machine"])
+        return text + ("\n" + winners_markdown(grid, cells) if grid.winners else "")
     if isinstance(grid, AuditGrid):
         return audit_markdown(grid, records, command=meta["command"])
     return proximity_markdown(grid, records, command=meta["command"])

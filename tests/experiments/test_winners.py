@@ -1,0 +1,122 @@
+"""The "which series wins where" section of a runs table (graphpriv.experiments.winners)."""
+
+import math
+
+import pytest
+from pydantic import ValidationError
+from scipy import stats
+
+from graphpriv.experiments.grid import GridRow, RunsGrid, WinnerRule
+from graphpriv.experiments.reproduce import reproduce
+from graphpriv.experiments.results import write_results
+from graphpriv.experiments.tables import RunRecord, cells_from_records
+from graphpriv.experiments.winners import CLEAR_T, standings, welch_t, winners_markdown
+
+
+def _grid(**extra):
+    rows = [GridRow(label=f"{s}, eps {e:g}", method="tmf", series=s, settings={"epsilon": e})
+            for s in ("A", "B", "C") for e in (1.0, 4.0)]
+    return RunsGrid(name="w", title="w", source="test", datasets=["g", "h"], metric="auc", columns=["err"],
+                    rows=rows, **extra)
+
+
+def _record(label, dataset, seed, **metrics):
+    return RunRecord(row=label, dataset=dataset, method="tmf", seed=seed, config_hash="0", settings="{}",
+                     metrics=metrics, epsilon=1.0, delta=0.0, accounting="pure", accountant="basic",
+                     noise_multiplier=None, seconds=1.0)
+
+
+def _records(values):
+    """values: {(label, dataset): {metric: [per seed]}}."""
+    out = []
+    for (label, dataset), metrics in values.items():
+        seeds = len(next(iter(metrics.values())))
+        for seed in range(seeds):
+            out.append(_record(label, dataset, seed, **{m: v[seed] for m, v in metrics.items() if v[seed] is not None}))
+    return out
+
+
+def test_welch_t_is_scipys_statistic():
+    a, b = [0.61, 0.64, 0.60, 0.66, 0.62], [0.55, 0.58, 0.61, 0.52, 0.57]
+    assert welch_t(a, b) == pytest.approx(stats.ttest_ind(a, b, equal_var=False).statistic, rel=1e-12)
+    assert welch_t(b, a) == pytest.approx(-welch_t(a, b))
+    assert welch_t([1.0, 1.0], [0.0, 0.0]) == math.inf and welch_t([0.0, 0.0], [1.0, 1.0]) == -math.inf
+    assert welch_t([1.0, 1.0], [1.0, 1.0]) == 0.0
+    assert math.isnan(welch_t([1.0], [0.0, 0.5]))
+
+
+def test_the_best_mean_wins_in_the_metrics_direction_and_a_lead_within_the_noise_is_not_clear():
+    grid = _grid(winners=[{"metric": "auc", "better": "higher"}, {"metric": "err", "better": "lower"}])
+    records = _records({
+        ("A, eps 1", "g"): {"auc": [0.90, 0.91, 0.92], "err": [0.50, 0.10, 0.90]},
+        ("B, eps 1", "g"): {"auc": [0.60, 0.61, 0.62], "err": [0.40, 0.45, 0.50]},
+        ("C, eps 1", "g"): {"auc": [0.70, 0.50, 0.90], "err": [0.60, 0.61, 0.62]},
+        ("A, eps 4", "g"): {"auc": [0.80, 0.80, 0.80], "err": [0.2, 0.2, 0.2]},
+        ("B, eps 4", "g"): {"auc": [0.80, 0.80, 0.80], "err": [0.3, 0.3, 0.3]},
+    })
+    cells = cells_from_records(grid, records)
+    auc = standings(grid, cells, WinnerRule(metric="auc", better="higher"))
+    assert [(s.dataset, s.epsilon, s.winner, s.runner_up) for s in auc] == [("g", 1.0, "A", "C"), ("g", 4.0, "A", "B")]
+    first = auc[0]
+    assert first.ranking == ("A", "C", "B") and first.winner_mean == pytest.approx(0.91)
+    assert first.t == pytest.approx(welch_t([0.90, 0.91, 0.92], [0.70, 0.50, 0.90]))
+    assert first.t < CLEAR_T and not first.clear  # C's spread covers A's lead
+    assert auc[1].t == 0.0 and not auc[1].clear  # an exact tie goes to the series listed first, not clear
+    err = standings(grid, cells, WinnerRule(metric="err", better="lower"))
+    assert [(s.winner, s.runner_up) for s in err] == [("B", "A"), ("A", "B")]
+    assert err[1].t == math.inf and err[1].clear  # constant seeds, 0.2 against 0.3
+    assert err[0].t == pytest.approx(-welch_t([0.40, 0.45, 0.50], [0.50, 0.10, 0.90]))
+
+
+def test_excluded_series_missing_and_non_finite_values():
+    grid = _grid(winners=[{"metric": "err", "better": "lower"}], winners_exclude=["C"])
+    records = _records({
+        ("A, eps 1", "g"): {"auc": [0.5, 0.5, 0.5], "err": [math.inf, 0.1, 0.1]},  # one seed inf: worst
+        ("B, eps 1", "g"): {"auc": [0.5, 0.5, 0.5], "err": [0.3, 0.31, None]},  # an undefined seed is left out
+        ("C, eps 1", "g"): {"auc": [0.5, 0.5, 0.5], "err": [0.0, 0.0, 0.0]},  # best, but excluded
+        ("A, eps 4", "h"): {"auc": [0.5, 0.5], "err": [0.2, 0.3]},  # alone: no runner-up
+    })
+    found = standings(grid, cells_from_records(grid, records), WinnerRule(metric="err", better="lower"))
+    assert [(s.dataset, s.winner, s.runner_up, s.clear) for s in found] == [("g", "B", "A", True), ("h", "A", None, False)]
+    assert found[0].winner_mean == pytest.approx(0.305) and found[0].t == math.inf
+    assert math.isnan(found[1].t) and found[1].runner_up_mean is None
+
+
+def test_the_section_marks_clear_leads_and_counts_wins():
+    grid = _grid(winners=[{"metric": "auc", "better": "higher"}], winners_exclude=["C"])
+    records = _records({
+        ("A, eps 1", "g"): {"auc": [0.90, 0.91, 0.92]}, ("B, eps 1", "g"): {"auc": [0.60, 0.61, 0.62]},
+        ("A, eps 4", "g"): {"auc": [0.70, 0.90, 0.50]}, ("B, eps 4", "g"): {"auc": [0.69, 0.70, 0.71]},
+        ("B, eps 1", "h"): {"auc": [0.60, 0.61, 0.62]},
+    })
+    text = winners_markdown(grid, cells_from_records(grid, records))
+    assert "| dataset | eps 1 | eps 4 |" in text
+    assert "| g | **A** | A ~ B |" in text and "| h | B | - |" in text
+    assert "Cells won, of 3: A 2 (1 clear), B 1 (0 clear)." in text
+    assert "Left out: C (another privacy unit)." in text
+    assert winners_markdown(_grid(), cells_from_records(_grid(), records)) == ""
+
+
+def test_the_section_renders_the_same_from_the_results_file(tmp_path):
+    grid = _grid(winners=[{"metric": "auc", "better": "higher"}])
+    records = _records({("A, eps 1", "g"): {"auc": [0.9, 0.8], "err": [0.1, 0.2]},
+                        ("B, eps 1", "g"): {"auc": [0.6, 0.5], "err": [0.3, 0.2]}})
+    docs = tmp_path / "docs"
+    write_results(docs / "results" / "w.csv", grid, records, meta={"command": "c", "machine": "m", "seeds": "2"})
+    out, _ = reproduce(grid, from_results=True, docs=docs)
+    text = out.read_text()
+    assert text.endswith(winners_markdown(grid, cells_from_records(grid, records)))
+    assert "#### Which series wins where" in text and "| g | **A** |" in text
+
+
+def test_bad_winners_settings_fail_with_the_field_named():
+    with pytest.raises(ValidationError, match="winners metric 'f1' is not shown by the table"):
+        _grid(winners=[{"metric": "f1", "better": "higher"}])
+    with pytest.raises(ValidationError, match="winners_exclude names series 'D', which no row has"):
+        _grid(winners=[{"metric": "auc", "better": "higher"}], winners_exclude=["D"])
+    with pytest.raises(ValidationError, match="better"):
+        _grid(winners=[{"metric": "auc", "better": "closer"}])
+    with pytest.raises(ValidationError, match="sets no epsilon"):
+        RunsGrid(name="w", title="w", source="test", datasets=["g"], metric="auc",
+                 winners=[{"metric": "auc", "better": "higher"}],
+                 rows=[GridRow(label="A", method="tmf", series="A")])
