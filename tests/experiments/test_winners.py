@@ -120,3 +120,18 @@ def test_bad_winners_settings_fail_with_the_field_named():
         RunsGrid(name="w", title="w", source="test", datasets=["g"], metric="auc",
                  winners=[{"metric": "auc", "better": "higher"}],
                  rows=[GridRow(label="A", method="tmf", series="A")])
+
+
+def test_the_winners_margin_over_the_trivial_baseline_is_shown_where_the_table_has_one():
+    rows = [GridRow(label=f"{s}, eps 4", method="dplp-ps", series=s, settings={"epsilon": 4.0}) for s in ("A", "B")]
+    grid = RunsGrid(name="w", title="w", source="test", datasets=["g"], metric="auc", columns=["baseline:auc"],
+                    rows=rows, winners=[{"metric": "auc", "better": "higher"}])
+    records = _records({("A, eps 4", "g"): {"auc": [0.93, 0.95], "baseline:auc": [0.90, 0.91]},
+                        ("B, eps 4", "g"): {"auc": [0.50, 0.52], "baseline:auc": [0.80, 0.80]}})
+    cells = cells_from_records(grid, records)
+    (found,) = standings(grid, cells, WinnerRule(metric="auc", better="higher"))
+    assert found.winner == "A" and found.baseline_mean == pytest.approx(0.905)
+    text = winners_markdown(grid, cells)
+    assert "| g | **A** (+3.50) |" in text and "minus its runs' trivial baseline" in text
+    assert standings(_grid(), cells_from_records(_grid(), _records({("A, eps 1", "g"): {"auc": [0.9]}})),
+                     WinnerRule(metric="auc", better="higher"))[0].baseline_mean is None

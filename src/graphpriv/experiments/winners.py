@@ -21,7 +21,7 @@ import statistics
 from dataclasses import dataclass
 
 from graphpriv.experiments.grid import RunsGrid, WinnerRule
-from graphpriv.experiments.tables import Cell
+from graphpriv.experiments.tables import BASELINE_PREFIX, Cell
 
 __all__ = ["CLEAR_T", "Standing", "standings", "welch_t", "winners_markdown"]
 
@@ -42,6 +42,9 @@ class Standing:
             undefined: a side with fewer than two finite seeds, or no runner-up). clear: ``t >=``
             :data:`CLEAR_T`, or the runner-up's value is not finite and the winner's is.
         ranking: every series with a value there, best first.
+        baseline_mean: the mean of the winner's runs' trivial baseline for the metric (the table's
+            ``baseline:METRIC`` column, measured on each run's own split), None when the table has
+            no such column.
     """
 
     dataset: str
@@ -54,6 +57,7 @@ class Standing:
     t: float
     clear: bool
     ranking: tuple[str, ...]
+    baseline_mean: float | None = None
 
 
 def welch_t(a: list[float], b: list[float]) -> float:
@@ -107,6 +111,8 @@ def standings(grid: RunsGrid, cells: list[Cell], rule: WinnerRule) -> list[Stand
     """
     higher = rule.better == "higher"
     values = _series_values(cells, rule.metric)
+    baselines = (_series_values(cells, BASELINE_PREFIX + rule.metric)
+                 if BASELINE_PREFIX + rule.metric in grid.columns else {})
     order = list(dict.fromkeys(r.series for r in grid.rows if r.series is not None))
     out = []
     for dataset in grid.datasets:
@@ -129,7 +135,9 @@ def standings(grid: RunsGrid, cells: list[Cell], rule: WinnerRule) -> list[Stand
             out.append(Standing(dataset=dataset, epsilon=epsilon, metric=rule.metric, winner=ranked[0],
                                 winner_mean=statistics.mean(best), runner_up=ranked[1] if second else None,
                                 runner_up_mean=statistics.mean(second) if second else None, t=t, clear=clear,
-                                ranking=tuple(ranked)))
+                                ranking=tuple(ranked),
+                                baseline_mean=(statistics.mean(baselines[(dataset, epsilon, ranked[0])])
+                                               if (dataset, epsilon, ranked[0]) in baselines else None)))
     return out
 
 
@@ -140,7 +148,8 @@ def _epsilon_text(epsilon: float) -> str:
 def winners_markdown(grid: RunsGrid, cells: list[Cell]) -> str:
     """The "which series wins" section of a ``runs`` table: per metric of ``grid.winners``, a
     dataset x epsilon table of the best series (``**bold**`` when its lead is clear, ``A ~ B``
-    when the runner-up B is within the noise), then each series' count of cells won.
+    when the runner-up B is within the noise; with the winner's margin over the trivial baseline,
+    x 100, where the table has a ``baseline:METRIC`` column), then each series' count of cells won.
 
     Args:
         grid: the table (with ``winners`` set). cells: its cells.
@@ -162,7 +171,10 @@ def winners_markdown(grid: RunsGrid, cells: list[Cell]) -> str:
             continue
         epsilons = sorted({s.epsilon for s in found})
         by_key = {(s.dataset, s.epsilon): s for s in found}
-        lines += [f"`{rule.metric}` ({rule.better} is better):", "",
+        margin = any(s.baseline_mean is not None for s in found)
+        lines += [f"`{rule.metric}` ({rule.better} is better"
+                  + ("; in brackets the winner's mean minus its runs' trivial baseline, x 100" if margin else "")
+                  + "):", "",
                   "| dataset |" + "".join(f" eps {_epsilon_text(e)} |" for e in epsilons),
                   "|---|" + "---|" * len(epsilons)]
         for dataset in grid.datasets:
@@ -171,8 +183,14 @@ def winners_markdown(grid: RunsGrid, cells: list[Cell]) -> str:
             row = f"| {dataset} |"
             for e in epsilons:
                 s = by_key.get((dataset, e))
-                row += (" - |" if s is None else f" **{s.winner}** |" if s.clear
-                        else f" {s.winner} ~ {s.runner_up} |" if s.runner_up else f" {s.winner} |")
+                if s is None:
+                    row += " - |"
+                    continue
+                name = (f"**{s.winner}**" if s.clear else f"{s.winner} ~ {s.runner_up}" if s.runner_up
+                        else s.winner)
+                if s.baseline_mean is not None:
+                    name += f" ({100 * (s.winner_mean - s.baseline_mean):+.2f})"
+                row += f" {name} |"
             lines.append(row)
         wins: dict[str, list[int]] = {}
         for s in found:
