@@ -162,6 +162,11 @@ class RunsGrid(_Grid):
                 raise ValueError(f"winners metric {rule.metric!r} is not shown by the table (metric, columns or "
                                  f"raw_columns: {sorted(shown)})")
         series = {r.series for r in self.rows if r.series is not None}
+        if self.winners:
+            points = [(r.series, r.settings["epsilon"]) for r in self.rows if r.series is not None]
+            repeated = sorted({f"{s} at epsilon {e}" for s, e in points if points.count((s, e)) > 1})
+            if repeated:
+                raise ValueError(f"winners compares one row per series and epsilon; repeated: {repeated}")
         for name in self.winners_exclude:
             if name not in series:
                 raise ValueError(f"winners_exclude names series {name!r}, which no row has (series: {sorted(series)})")

@@ -8,10 +8,14 @@ epsilon is not a like-for-like comparison). The section is rendered from the sam
 table (:mod:`graphpriv.experiments.tables`), so ``graphpriv reproduce TABLE --from-results`` gives
 it byte for byte.
 
-The rule for "clear" is a rough one, stated where it is printed: Welch's t statistic of the
-winner's seeds against the runner-up's is at least 2 (about a two-sided 5% test for five seeds a
-side, with no correction for the many cells compared). It says when a lead is larger than the
-noise between seeds, not that the methods differ in general.
+A series competes in a cell only when the metric is defined and finite on every one of its runs
+there: a run whose value is missing (an undefined query, e.g. the modularity of an edgeless
+synthetic graph, stored as missing) or infinite is a failure of the series, not a seed to drop.
+The lead of the winner over the runner-up is "clear" when Welch's two-sided t-test over their
+seeds gives p < :data:`CLEAR_P` (both with at least two seeds; the runner-up is beaten outright
+when it failed on some run). That says the lead is larger than the noise between seeds in that
+cell; it is not corrected for the many cells and series compared, so the best of many similar
+series is favoured by chance (the winner's curse), and a single bold cell proves little.
 """
 
 from __future__ import annotations
@@ -20,13 +24,15 @@ import math
 import statistics
 from dataclasses import dataclass
 
+from scipy import stats
+
 from graphpriv.experiments.grid import RunsGrid, WinnerRule
 from graphpriv.experiments.tables import BASELINE_PREFIX, Cell
 
-__all__ = ["CLEAR_T", "Standing", "standings", "welch_t", "winners_markdown"]
+__all__ = ["CLEAR_P", "Standing", "standings", "welch_p", "welch_t", "winners_markdown"]
 
-#: The Welch t statistic at or above which a lead counts as clear.
-CLEAR_T = 2.0
+#: A lead is clear when Welch's two-sided p-value is below this.
+CLEAR_P = 0.05
 
 
 @dataclass(frozen=True)
@@ -35,16 +41,18 @@ class Standing:
 
     Attributes:
         dataset: the dataset. epsilon: the rows' ``epsilon`` setting. metric: the metric.
-        winner: the series with the best mean. winner_mean: its mean over seeds (the metric's
-            unit, a fraction for the x 100 metrics). runner_up: the second best (None when only one
-            series has a value there). runner_up_mean: its mean (None likewise). t: Welch's t of
-            the winner against the runner-up (``inf`` when both are constant and differ; nan when
-            undefined: a side with fewer than two finite seeds, or no runner-up). clear: ``t >=``
-            :data:`CLEAR_T`, or the runner-up's value is not finite and the winner's is.
-        ranking: every series with a value there, best first.
-        baseline_mean: the mean of the winner's runs' trivial baseline for the metric (the table's
-            ``baseline:METRIC`` column, measured on each run's own split), None when the table has
-            no such column.
+        winner: the series with the best mean among those defined and finite on every run there.
+        winner_mean: its mean over seeds (the metric's unit, a fraction for the x 100 metrics).
+        winner_seeds: how many seeds that mean is over. runner_up: the next series (a complete
+            one by its mean, else one that failed on some run; None when the winner is alone).
+        runner_up_mean: its mean over its finite values (None when it has none, or no runner-up).
+        p: Welch's two-sided p-value of the winner against a complete runner-up (0.0 against one
+            that failed on some run; nan when undefined: fewer than two seeds on a side, or no
+            runner-up). clear: ``p <`` :data:`CLEAR_P` and the winner has at least two seeds.
+        ranking: the complete series, best first, then those that failed on some run.
+        margin: the mean over the winner's runs of its value minus the run's trivial baseline for
+            the metric (the table's ``baseline:METRIC`` column, measured on each run's own split),
+            over the runs that have both; None when the table has no such column.
     """
 
     dataset: str
@@ -52,12 +60,13 @@ class Standing:
     metric: str
     winner: str
     winner_mean: float
+    winner_seeds: int
     runner_up: str | None
     runner_up_mean: float | None
-    t: float
+    p: float
     clear: bool
     ranking: tuple[str, ...]
-    baseline_mean: float | None = None
+    margin: float | None = None
 
 
 def welch_t(a: list[float], b: list[float]) -> float:
@@ -77,24 +86,46 @@ def welch_t(a: list[float], b: list[float]) -> float:
     return diff / scale
 
 
-def _series_values(cells: list[Cell], metric: str) -> dict[tuple[str, float, str], list[float]]:
-    """{(dataset, epsilon, series): the metric per seed} over the cells of rows with a series; a
-    seed whose value is missing (an undefined query) is left out, a non-finite one kept."""
-    out: dict[tuple[str, float, str], list[float]] = {}
+def welch_p(a: list[float], b: list[float]) -> float:
+    """Welch's two-sided p-value for equal means of two lists of finite floats (the t of
+    :func:`welch_t`, Welch-Satterthwaite degrees of freedom; scipy's ``ttest_ind(equal_var=False)``).
+
+    Returns:
+        The p-value in [0, 1]; 0.0 when both variances are 0 and the means differ, 1.0 when they
+        are equal; nan when either list has fewer than two values.
+    """
+    t = welch_t(a, b)
+    if math.isnan(t) or math.isinf(t) or t == 0.0:
+        return math.nan if math.isnan(t) else 0.0 if math.isinf(t) else 1.0
+    va, vb = statistics.variance(a) / len(a), statistics.variance(b) / len(b)
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
+    return float(2.0 * stats.t.sf(abs(t), df))
+
+
+@dataclass
+class _Series:
+    values: list[float]  # the finite values, in seed order
+    baselines: list[float]  # value minus baseline, over the runs that have both
+    complete: bool  # the metric defined and finite on every run
+
+
+def _series(cells: list[Cell], metric: str, baseline: str | None) -> dict[tuple[str, float, str], _Series]:
+    """{(dataset, epsilon, series): its runs' values} over the cells of rows with a series."""
+    out: dict[tuple[str, float, str], _Series] = {}
     for cell in cells:
         if cell.row.series is None or "epsilon" not in cell.row.settings:
             continue
-        key = (cell.dataset, float(cell.row.settings["epsilon"]), cell.row.series)
-        out.setdefault(key, []).extend(r.metrics[metric] for r in cell.records if metric in r.metrics)
-    return {k: v for k, v in out.items() if v}
-
-
-def _score(values: list[float], higher: bool) -> float:
-    """The mean oriented so that larger is better; a non-finite seed makes the series worst."""
-    if not all(math.isfinite(v) for v in values):
-        return -math.inf
-    mean = statistics.mean(values)
-    return mean if higher else -mean
+        found = out.setdefault((cell.dataset, float(cell.row.settings["epsilon"]), cell.row.series),
+                               _Series([], [], True))
+        for record in cell.records:
+            value = record.metrics.get(metric)
+            if value is None or not math.isfinite(value):
+                found.complete = False
+                continue
+            found.values.append(value)
+            if baseline is not None and baseline in record.metrics:
+                found.baselines.append(value - record.metrics[baseline])
+    return out
 
 
 def standings(grid: RunsGrid, cells: list[Cell], rule: WinnerRule) -> list[Standing]:
@@ -106,92 +137,81 @@ def standings(grid: RunsGrid, cells: list[Cell], rule: WinnerRule) -> list[Stand
         rule: the metric and whether ``higher`` or ``lower`` is better.
 
     Returns:
-        One :class:`Standing` per (dataset, epsilon) where some series has a value. Ties in the
-        mean go to the series listed first in the grid.
+        One :class:`Standing` per (dataset, epsilon) where some series not excluded has the metric
+        defined and finite on every run. Ties in the mean go to the series listed first in the grid.
     """
-    higher = rule.better == "higher"
-    values = _series_values(cells, rule.metric)
-    baselines = (_series_values(cells, BASELINE_PREFIX + rule.metric)
-                 if BASELINE_PREFIX + rule.metric in grid.columns else {})
+    sign = 1.0 if rule.better == "higher" else -1.0
+    baseline = BASELINE_PREFIX + rule.metric if BASELINE_PREFIX + rule.metric in grid.columns else None
+    found = _series(cells, rule.metric, baseline)
     order = list(dict.fromkeys(r.series for r in grid.rows if r.series is not None))
     out = []
     for dataset in grid.datasets:
-        for epsilon in sorted({e for d, e, _ in values if d == dataset}):
-            present = [s for s in order if s not in grid.winners_exclude and (dataset, epsilon, s) in values]
-            if not present:
+        for epsilon in sorted({e for d, e, _ in found if d == dataset}):
+            present = [s for s in order if s not in grid.winners_exclude and (dataset, epsilon, s) in found]
+            complete = [s for s in present if found[(dataset, epsilon, s)].complete]
+            if not complete:
                 continue
-            ranked = sorted(present, key=lambda s: (-_score(values[(dataset, epsilon, s)], higher), order.index(s)))
-            best = values[(dataset, epsilon, ranked[0])]
-            second = values.get((dataset, epsilon, ranked[1])) if len(ranked) > 1 else None
-            best_finite = all(math.isfinite(v) for v in best)
+            ranked = sorted(complete, key=lambda s: (-sign * statistics.mean(found[(dataset, epsilon, s)].values),
+                                                     order.index(s)))
+            ranked += [s for s in present if s not in complete]
+            best = found[(dataset, epsilon, ranked[0])]
+            second = found[(dataset, epsilon, ranked[1])] if len(ranked) > 1 else None
             if second is None:
-                t, clear = math.nan, False
-            elif best_finite and not all(math.isfinite(v) for v in second):
-                t, clear = math.inf, True
+                p = math.nan
+            elif not second.complete:
+                p = 0.0
             else:
-                t = welch_t(best, second) if best_finite else math.nan
-                t = t if higher else -t
-                clear = not math.isnan(t) and t >= CLEAR_T
-            out.append(Standing(dataset=dataset, epsilon=epsilon, metric=rule.metric, winner=ranked[0],
-                                winner_mean=statistics.mean(best), runner_up=ranked[1] if second else None,
-                                runner_up_mean=statistics.mean(second) if second else None, t=t, clear=clear,
-                                ranking=tuple(ranked),
-                                baseline_mean=(statistics.mean(baselines[(dataset, epsilon, ranked[0])])
-                                               if (dataset, epsilon, ranked[0]) in baselines else None)))
+                p = welch_p(best.values, second.values)
+            out.append(Standing(
+                dataset=dataset, epsilon=epsilon, metric=rule.metric, winner=ranked[0],
+                winner_mean=statistics.mean(best.values), winner_seeds=len(best.values),
+                runner_up=ranked[1] if second is not None else None,
+                runner_up_mean=statistics.mean(second.values) if second is not None and second.values else None,
+                p=p, clear=len(best.values) >= 2 and not math.isnan(p) and p < CLEAR_P, ranking=tuple(ranked),
+                margin=statistics.mean(best.baselines) if baseline is not None and best.baselines else None))
     return out
 
 
-def _epsilon_text(epsilon: float) -> str:
-    return f"{epsilon:g}"
+def _cell_text(s: Standing | None) -> str:
+    if s is None:
+        return "-"
+    name = f"**{s.winner}**" if s.clear else s.winner
+    if s.margin is not None:
+        name += f" ({100 * s.margin:+.2f})"
+    return name if s.clear or s.runner_up is None else f"{name} ~ {s.runner_up}"
 
 
 def winners_markdown(grid: RunsGrid, cells: list[Cell]) -> str:
     """The "which series wins" section of a ``runs`` table: per metric of ``grid.winners``, a
     dataset x epsilon table of the best series (``**bold**`` when its lead is clear, ``A ~ B``
-    when the runner-up B is within the noise; with the winner's margin over the trivial baseline,
-    x 100, where the table has a ``baseline:METRIC`` column), then each series' count of cells won.
+    when it is not shown to be ahead of the runner-up B; with the winner's margin over the trivial
+    baseline, x 100, where the table has a ``baseline:METRIC`` column), then each series' count of
+    cells won.
 
     Args:
         grid: the table (with ``winners`` set). cells: its cells.
 
     Returns:
-        Markdown (empty when ``grid.winners`` is empty).
+        Markdown ending in a newline; empty when ``grid.winners`` is empty or no metric of it has
+        a winner anywhere.
     """
-    if not grid.winners:
-        return ""
-    lines = ["#### Which series wins where", "",
-             (f"The best mean over seeds in each (dataset, epsilon) cell. **Bold**: the lead over the "
-              f"runner-up is clear (Welch's t >= {CLEAR_T:g} over the seeds, a rough rule with no "
-              f"correction for the many cells); A ~ B: B is within the noise.")
-             + (f" Left out: {', '.join(grid.winners_exclude)} (another privacy unit)." if grid.winners_exclude
-                else ""), ""]
+    parts = []
     for rule in grid.winners:
         found = standings(grid, cells, rule)
         if not found:
             continue
         epsilons = sorted({s.epsilon for s in found})
         by_key = {(s.dataset, s.epsilon): s for s in found}
-        margin = any(s.baseline_mean is not None for s in found)
-        lines += [f"`{rule.metric}` ({rule.better} is better"
-                  + ("; in brackets the winner's mean minus its runs' trivial baseline, x 100" if margin else "")
-                  + "):", "",
-                  "| dataset |" + "".join(f" eps {_epsilon_text(e)} |" for e in epsilons),
-                  "|---|" + "---|" * len(epsilons)]
+        margin = any(s.margin is not None for s in found)
+        lines = [f"`{rule.metric}` ({rule.better} is better"
+                 + ("; in brackets the winner's mean minus its runs' trivial baseline, x 100" if margin else "")
+                 + "):", "",
+                 "| dataset |" + "".join(f" eps {e:g} |" for e in epsilons),
+                 "|---|" + "---|" * len(epsilons)]
         for dataset in grid.datasets:
-            if not any((dataset, e) in by_key for e in epsilons):
-                continue
-            row = f"| {dataset} |"
-            for e in epsilons:
-                s = by_key.get((dataset, e))
-                if s is None:
-                    row += " - |"
-                    continue
-                name = (f"**{s.winner}**" if s.clear else f"{s.winner} ~ {s.runner_up}" if s.runner_up
-                        else s.winner)
-                if s.baseline_mean is not None:
-                    name += f" ({100 * (s.winner_mean - s.baseline_mean):+.2f})"
-                row += f" {name} |"
-            lines.append(row)
+            if any((dataset, e) in by_key for e in epsilons):
+                lines.append(f"| {dataset} |" + "".join(f" {_cell_text(by_key.get((dataset, e)))} |"
+                                                        for e in epsilons))
         wins: dict[str, list[int]] = {}
         for s in found:
             won = wins.setdefault(s.winner, [0, 0])
@@ -199,5 +219,15 @@ def winners_markdown(grid: RunsGrid, cells: list[Cell]) -> str:
             won[1] += s.clear
         counts = ", ".join(f"{name} {won[0]} ({won[1]} clear)"
                            for name, won in sorted(wins.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[0])))
-        lines += ["", f"Cells won, of {len(found)}: {counts}.", ""]
-    return "\n".join(lines)
+        parts.append("\n".join([*lines, "", f"Cells won, of {len(found)}: {counts}.", ""]))
+    if not parts:
+        return ""
+    intro = ("The best mean over seeds in each (dataset, epsilon) cell, among the series whose metric is "
+             "defined and finite on every run there (-: none). **Bold**: the lead over the runner-up is clear "
+             f"(Welch's two-sided t-test over the seeds, p < {CLEAR_P:g}, or the runner-up failed on some run); "
+             "A ~ B: A is not shown to be ahead of B (within the noise, or too few seeds to tell). No "
+             "correction for the many cells and series compared: the best of several similar series is "
+             "favoured by chance.")
+    if grid.winners_exclude:
+        intro += f" Left out: {', '.join(grid.winners_exclude)}."
+    return "\n".join(["#### Which series wins where", "", intro, "", *parts])
