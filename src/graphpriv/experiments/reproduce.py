@@ -147,7 +147,8 @@ def _render(grid: Grid, records: list, meta: dict[str, str]) -> str:
         seeds = int(meta["seeds"])
         cells = cells_from_records(grid, records)
         text = runs_markdown(grid, cells, seeds=seeds, command=meta["command"], machine=meta["machine"])
-        return text + ("\n" + winners_markdown(grid, cells) if grid.winners else "")
+        section = winners_markdown(grid, cells)
+        return text + ("\n" + section if section else "")
     if isinstance(grid, AuditGrid):
         return audit_markdown(grid, records, command=meta["command"])
     return proximity_markdown(grid, records, command=meta["command"])

@@ -23,8 +23,9 @@ from graphpriv.experiments.grid import AuditGrid, GridRow, ProximityGrid, RunsGr
 from graphpriv.experiments.store import ResultStore, config_hash
 from graphpriv.methods.base import Result
 
-__all__ = ["BASELINE_PREFIX", "PAIR_TYPES", "AuditRecord", "Cell", "ProximityRecord", "RunRecord", "audit_markdown", "cells_from_records",
-           "proximity_markdown", "run_config", "runs_markdown", "settings_json", "store_records", "table_metrics"]
+__all__ = ["BASELINE_PREFIX", "PAIR_TYPES", "AuditRecord", "Cell", "ProximityRecord", "RunRecord", "audit_markdown",
+           "cells_from_records", "proximity_markdown", "run_config", "runs_markdown", "settings_json", "store_records",
+           "table_metrics"]
 
 #: The pair types of the proximity table, in its order.
 PAIR_TYPES = ("visible", "hidden", "no-link")

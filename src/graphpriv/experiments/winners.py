@@ -29,7 +29,7 @@ from scipy import stats
 from graphpriv.experiments.grid import RunsGrid, WinnerRule
 from graphpriv.experiments.tables import BASELINE_PREFIX, Cell
 
-__all__ = ["CLEAR_P", "Standing", "standings", "welch_p", "welch_t", "winners_markdown"]
+__all__ = ["CLEAR_P", "Standing", "standings", "welch_p", "winners_markdown"]
 
 #: A lead is clear when Welch's two-sided p-value is below this.
 CLEAR_P = 0.05
@@ -69,43 +69,26 @@ class Standing:
     margin: float | None = None
 
 
-def welch_t(a: list[float], b: list[float]) -> float:
-    """Welch's t statistic ``(mean(a) - mean(b)) / sqrt(var(a)/|a| + var(b)/|b|)`` (sample
-    variances), for two lists of finite floats.
-
-    Returns:
-        The statistic; ``+-inf`` when both variances are 0 and the means differ, 0.0 when they are
-        equal; nan when either list has fewer than two values.
-    """
-    if len(a) < 2 or len(b) < 2:
-        return math.nan
-    diff = statistics.mean(a) - statistics.mean(b)
-    scale = math.sqrt(statistics.variance(a) / len(a) + statistics.variance(b) / len(b))
-    if scale == 0.0:
-        return 0.0 if diff == 0.0 else math.copysign(math.inf, diff)
-    return diff / scale
-
-
 def welch_p(a: list[float], b: list[float]) -> float:
-    """Welch's two-sided p-value for equal means of two lists of finite floats (the t of
-    :func:`welch_t`, Welch-Satterthwaite degrees of freedom; scipy's ``ttest_ind(equal_var=False)``).
+    """Welch's two-sided p-value for equal means of two lists of finite floats (scipy's
+    ``ttest_ind(equal_var=False)``, Welch-Satterthwaite degrees of freedom).
 
     Returns:
         The p-value in [0, 1]; 0.0 when both variances are 0 and the means differ, 1.0 when they
-        are equal; nan when either list has fewer than two values.
+        are equal (where scipy's statistic is undefined); nan when either list has fewer than two
+        values.
     """
-    t = welch_t(a, b)
-    if math.isnan(t) or math.isinf(t) or t == 0.0:
-        return math.nan if math.isnan(t) else 0.0 if math.isinf(t) else 1.0
-    va, vb = statistics.variance(a) / len(a), statistics.variance(b) / len(b)
-    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
-    return float(2.0 * stats.t.sf(abs(t), df))
+    if len(a) < 2 or len(b) < 2:
+        return math.nan
+    if statistics.variance(a) == 0.0 and statistics.variance(b) == 0.0:
+        return 1.0 if statistics.mean(a) == statistics.mean(b) else 0.0
+    return float(stats.ttest_ind(a, b, equal_var=False).pvalue)
 
 
 @dataclass
 class _Series:
     values: list[float]  # the finite values, in seed order
-    baselines: list[float]  # value minus baseline, over the runs that have both
+    margins: list[float]  # value minus the run's baseline, over the runs that have both
     complete: bool  # the metric defined and finite on every run
 
 
@@ -124,7 +107,7 @@ def _series(cells: list[Cell], metric: str, baseline: str | None) -> dict[tuple[
                 continue
             found.values.append(value)
             if baseline is not None and baseline in record.metrics:
-                found.baselines.append(value - record.metrics[baseline])
+                found.margins.append(value - record.metrics[baseline])
     return out
 
 
@@ -151,8 +134,8 @@ def standings(grid: RunsGrid, cells: list[Cell], rule: WinnerRule) -> list[Stand
             complete = [s for s in present if found[(dataset, epsilon, s)].complete]
             if not complete:
                 continue
-            ranked = sorted(complete, key=lambda s: (-sign * statistics.mean(found[(dataset, epsilon, s)].values),
-                                                     order.index(s)))
+            # a stable sort: equal means keep the grid's order
+            ranked = sorted(complete, key=lambda s: -sign * statistics.mean(found[(dataset, epsilon, s)].values))
             ranked += [s for s in present if s not in complete]
             best = found[(dataset, epsilon, ranked[0])]
             second = found[(dataset, epsilon, ranked[1])] if len(ranked) > 1 else None
@@ -168,7 +151,7 @@ def standings(grid: RunsGrid, cells: list[Cell], rule: WinnerRule) -> list[Stand
                 runner_up=ranked[1] if second is not None else None,
                 runner_up_mean=statistics.mean(second.values) if second is not None and second.values else None,
                 p=p, clear=len(best.values) >= 2 and not math.isnan(p) and p < CLEAR_P, ranking=tuple(ranked),
-                margin=statistics.mean(best.baselines) if baseline is not None and best.baselines else None))
+                margin=statistics.mean(best.margins) if best.margins else None))
     return out
 
 
