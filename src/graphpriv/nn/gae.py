@@ -42,10 +42,7 @@ from graphpriv.nn.sparse_features import sparse_features
 __all__ = ["EDGES_PER_EPOCH", "MEMO_MAX_VALUES", "MEMO_SIZE", "SAMPLE_ABOVE", "gae_embeddings", "seeded"]
 
 #: Graphs with more edges than this train on sampled edges (2**17, 131,072; e.g. EdgeRand at epsilon 4
-#: on Cora, about 70,000 edges, keeps full epochs). Of the committed tables, only ``ppgsl-tradeoff``'s
-#: EdgeRand releases on PubMed (epsilon 6, about 525,000 edges) and Deezer Europe (epsilon 6 and 8,
-#: about 1.08M and 227,000) train on sampled edges; the former table, made before this, trained them
-#: on full epochs (LP AUC within 1.5 points of it).
+#: on Cora, about 70,000 edges, keeps full epochs; the committed tables above it: docs/benchmarks.md).
 SAMPLE_ABOVE = 2**17
 #: Positive edges per epoch on those graphs (2**15, and as many negatives).
 EDGES_PER_EPOCH = 2**15
