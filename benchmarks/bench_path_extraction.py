@@ -1,13 +1,14 @@
-"""Path-subgraph extraction: graphpriv's compiled extractor vs its former kernel and networkx
-``all_simple_paths``.
+"""Path-subgraph extraction: graphpriv's compiled extractor vs its path-enumerating kernel and
+networkx ``all_simple_paths``.
 
 Training links (default): the path subgraphs of every training link (projected edges + capped
 negatives) of a dataset. ``--evaluation``: those of held-out links on the unprojected graph, as
 DPLP's validation and test scoring extract them (10% of the edges held out, as many uniform
-non-edges, subgraphs taken from the other 90%). Times, in the same process, the former kernel
-(``former_path_kernel.py``: each path's last node scanned its whole row) on the same links and
-the networkx reference (the DPLP reference code's approach) on a random sample; checks the edge
-sets are equal; prints per-link times, the ratios and peak memory.
+non-edges, subgraphs taken from the other 90%). Times, in the same process, the depth-first path
+enumeration (``graphpriv.linkpred.paths._path_subgraph_edges``: the kernel of every k before the
+neighbour-count kernel took k <= 4, and still the kernel of k = 5, 6) on the same links and the
+networkx reference (the DPLP reference code's approach) on a random sample; checks the edge sets
+are equal; prints per-link times, the ratios and peak memory.
 
     python benchmarks/bench_path_extraction.py --dataset yeast --theta 40 --k 4
     python benchmarks/bench_path_extraction.py --dataset facebook --k 3 --evaluation --links 4000
@@ -21,11 +22,10 @@ import time
 import tracemalloc
 
 import numpy as np
-from former_path_kernel import former_path_subgraph_edges
 
 from graphpriv.data import load, to_csr, undirected_pairs
 from graphpriv.linkpred.examples import training_links
-from graphpriv.linkpred.paths import path_subgraph_edges
+from graphpriv.linkpred.paths import _path_subgraph_edges, path_subgraph_edges
 from graphpriv.linkpred.projection import project_degree
 from graphpriv.testing.graphs import to_networkx
 from graphpriv.testing.references import path_subgraph_edges_nx
@@ -62,25 +62,27 @@ def main() -> None:
         setting = f"training links, theta={args.theta}"
     adj = to_csr(pairs, data.num_nodes)
 
-    def former_kernel(some: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        ptr, a, b = former_path_subgraph_edges(adj.indptr.astype(np.int64), adj.indices.astype(np.int64),
-                                               np.ascontiguousarray(some[0]), np.ascontiguousarray(some[1]), args.k)
+    adj.sort_indices()  # the enumeration looks a path's last edge up in a sorted row
+
+    def enumeration(some: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        ptr, a, b = _path_subgraph_edges(adj.indptr.astype(np.int64), adj.indices.astype(np.int64),
+                                         np.ascontiguousarray(some[0]), np.ascontiguousarray(some[1]), args.k)
         return ptr, np.stack([a, b])
 
     path_subgraph_edges(adj, links[:, :2], k=args.k)  # compile (numba cache) outside the timing
-    former_kernel(links[:, :2])  # and the former kernel's
+    enumeration(links[:, :2])  # and the enumeration's
 
-    ours, former = [], []
+    ours, enum_s = [], []
     for _ in range(args.repeats):  # alternated, best of each (the machine's other jobs add noise)
         t0 = time.perf_counter()
         ptr, edges = path_subgraph_edges(adj, links, k=args.k)
         ours.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        former_ptr, former_edges = former_kernel(links)
-        former.append(time.perf_counter() - t0)
-    ours, former = min(ours), min(former)
-    if not (np.array_equal(former_ptr, ptr) and np.array_equal(former_edges, edges)):
-        raise SystemExit("MISMATCH: the extractor and its former kernel disagree")
+        enum_ptr, enum_edges = enumeration(links)
+        enum_s.append(time.perf_counter() - t0)
+    ours, enum_s = min(ours), min(enum_s)
+    if not (np.array_equal(enum_ptr, ptr) and np.array_equal(enum_edges, edges)):
+        raise SystemExit("MISMATCH: the extractor and the path enumeration disagree")
     tracemalloc.start()
     path_subgraph_edges(adj, links, k=args.k)
     _, traced_peak = tracemalloc.get_traced_memory()
@@ -103,8 +105,8 @@ def main() -> None:
     print(f"dataset={args.dataset} {setting} k={args.k} links={links.shape[1]} "
           f"subgraph_edges={edges.shape[1]}")
     print(f"graphpriv  all links: {ours:.2f} s  ({per_ours * 1e6:.1f} us/link)")
-    print(f"former kernel, all links: {former:.2f} s  ({former / links.shape[1] * 1e6:.1f} us/link), "
-          f"ratio former / graphpriv {former / ours:.2f}x, the same edge sets")
+    print(f"path enumeration, all links: {enum_s:.2f} s  ({enum_s / links.shape[1] * 1e6:.1f} us/link), "
+          f"ratio enumeration / graphpriv {enum_s / ours:.2f}x, the same edge sets")
     if sample.size:
         print(f"networkx   {sample.size} links: {reference:.2f} s  ({per_ref * 1e6:.1f} us/link), "
               f"all links extrapolated: {per_ref * links.shape[1]:.1f} s")

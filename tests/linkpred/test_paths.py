@@ -1,3 +1,4 @@
+import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -5,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphpriv.data.graph import to_csr, undirected_pairs
-from graphpriv.linkpred.paths import path_subgraph_edges
+from graphpriv.linkpred.paths import _path_subgraph_edges, _short_path_edges, path_subgraph_edges
 from graphpriv.linkpred.subgraphs import Extractor, extract_subgraphs
 from graphpriv.testing.graphs import random_graph, to_networkx
 from graphpriv.testing.references import drnl_nx, path_subgraph_edges_nx
@@ -85,3 +86,46 @@ def test_unsorted_rows_give_the_same_edges(k):
     got = path_subgraph_edges(shuffled, links, k=k)
     assert np.array_equal(got[0], expected[0]) and np.array_equal(got[1], expected[1])
     assert not shuffled.has_sorted_indices  # the caller's matrix is left as it was
+
+
+def _both_kernels(adj, links, k):
+    args = (adj.indptr.astype(np.int64), adj.indices.astype(np.int64), np.ascontiguousarray(links[0]),
+            np.ascontiguousarray(links[1]), k)
+    return _short_path_edges(*args), _path_subgraph_edges(*args)
+
+
+@settings(max_examples=20, deadline=None)
+@given(n=st.integers(20, 120), m=st.integers(1, 6), seed=st.integers(0, 10_000), k=st.integers(2, 4))
+def test_counting_kernel_equals_the_path_enumeration_on_hub_graphs(n, m, seed, k):
+    # k <= 4 decides each edge from neighbour counts; the DFS enumerates the paths (and serves k = 5, 6).
+    # Preferential attachment gives hubs, where paths through a shared neighbour repeat most; links are
+    # every edge (both orientations, so the target edge is in the graph), repeated pairs and non-edges
+    g = nx.barabasi_albert_graph(n, min(m, n - 1), seed=seed)
+    pairs = np.array(sorted(g.edges()), dtype=np.int64).T
+    rng = np.random.default_rng(seed)
+    neg = rng.integers(0, n, size=(2, 80))
+    neg = neg[:, neg[0] != neg[1]]
+    links = np.concatenate([pairs, pairs[::-1], neg, neg], axis=1)
+    adj = to_csr(pairs, n)
+    (ptr, a, b), (ref_ptr, ref_a, ref_b) = _both_kernels(adj, links, k)
+    assert np.array_equal(ptr, ref_ptr) and np.array_equal(a, ref_a) and np.array_equal(b, ref_b)
+
+
+def test_counting_kernel_on_known_graphs():
+    # a 5-cycle 0-1-2-3-4: the link (0, 2) has the path 0-1-2 (k >= 2) and 0-4-3-2 (k >= 3)
+    cycle = to_csr(np.array([[0, 1, 2, 3, 0], [1, 2, 3, 4, 4]]), 5)
+    expected = {2: {(0, 1), (1, 2)}, 3: {(0, 1), (1, 2), (0, 4), (3, 4), (2, 3)}}
+    for k in (2, 3, 4):
+        _, edges = path_subgraph_edges(cycle, np.array([[0], [2]]), k=k)
+        assert set(map(tuple, edges.T.tolist())) == expected[min(k, 3)]
+    # a triangle 1-2-3 hung on u = 0 and v = 4 through node 1 only: 0-1-2-3-? never reaches 4 except
+    # through 1, and 0-1-...-1 is not simple, so the only path is 0-1-4 and the triangle stays out
+    hub = to_csr(np.array([[0, 1, 1, 2, 1], [1, 2, 3, 3, 4]]), 5)
+    for k in (2, 3, 4):
+        _, edges = path_subgraph_edges(hub, np.array([[0], [4]]), k=k)
+        assert set(map(tuple, edges.T.tolist())) == {(0, 1), (1, 4)}
+    # u-a-b-c-v needs c != a: edges 0-1, 1-2, 1-3 and the link (0, 3); 0-1-2-1-3 is a walk (a = c = 1),
+    # not a path, so the pendant edge (1, 2) stays out and only 0-1-3 remains
+    walk = to_csr(np.array([[0, 1, 1], [1, 2, 3]]), 4)
+    _, edges = path_subgraph_edges(walk, np.array([[0], [3]]), k=4)
+    assert set(map(tuple, edges.T.tolist())) == {(0, 1), (1, 3)}
