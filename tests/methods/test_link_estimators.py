@@ -88,6 +88,13 @@ def test_fit_predict_round_trip(fitted, split, name):
     assert est.predict_proba(torch.empty(2, 0, dtype=torch.long)).shape == (0,)
 
 
+@pytest.mark.parametrize("name", sorted(set(ESTIMATORS) - {"cn", "aa", "ra"}))
+def test_validation_auc_of_fit_is_the_score_of_the_kept_model(fitted, split, name):
+    # the link protocol reports val_auc_ instead of scoring the validation pairs again: the same number
+    est = fitted[name]
+    assert est.val_auc_ == est.score(split.val_pos, split.val_neg)
+
+
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
 def test_save_load_gives_identical_predictions(fitted, split, tmp_path, name):
     est = fitted[name]

@@ -100,7 +100,11 @@ def evaluate_link_predictor(estimator: Estimator, data: Data, *, method: str, va
     with timer.phase("evaluation"):
         metrics = {"test_auc": estimator.score(split.test_pos, split.test_neg)}
         if val[0] is not None:
-            metrics["val_auc"] = estimator.score(*val)
+            # an estimator that selected its epoch on these pairs measured this AUC in fit (the kept
+            # parameters, scored as score scores them): the same number, without extracting and
+            # scoring the validation subgraphs a second time
+            kept = fitted.get("val_auc_")
+            metrics["val_auc"] = kept if kept is not None else estimator.score(*val)
     with timer.phase("baseline"):
         common = isinstance(estimator, NeighbourhoodHeuristic) and estimator.heuristic == "cn"
         baseline = (chance_link_prediction() if common
