@@ -136,3 +136,33 @@ def test_dgcnn_readout_is_the_two_conv1d_layers():
     assert torch.allclose(out, ref, atol=1e-5)
     for g, r in zip(grads, ref_grads):
         assert torch.allclose(g, r, atol=1e-4)
+
+
+def test_sort_rows_are_the_rows_sort_pooling_takes_from_the_dense_layout():
+    """The sparse batch's SortPooling picks, per subgraph, the rows the dense layout's topk picks,
+    in the same order (ties included), with zero rows where a subgraph is smaller than sort_k: bit
+    for bit."""
+    from graphpriv.linkpred.subgraphs import collate_sparse
+
+    graph = random_graph(80, 0.1, seed=6)
+    adj = to_csr(undirected_pairs(graph.edge_index), 80)
+    rng = np.random.default_rng(4)
+    links = rng.integers(0, 80, size=(2, 40))
+    links = links[:, links[0] != links[1]]
+    s = extract_subgraphs(adj, links, np.zeros(links.shape[1]), extractor=Extractor.PATH, k=3)
+    (b,), _ = collate_sparse(s, np.arange(len(s))[::-1].copy(), max_label=6)
+    sizes = b.ptr.diff()
+    for sort_k in (2, int(sizes.median()), int(sizes.max()) + 3):
+        model = SubgraphGNN(7, backbone="dgcnn", num_layers=2, sort_k=max(sort_k, 10))
+        h = torch.randn(b.z.numel(), 5, generator=torch.Generator().manual_seed(sort_k))
+        h[:, -1] = torch.round(h[:, -1])  # many ties on the score, between rows that differ elsewhere
+        width = max(b.width, model.sort_k)
+        dense = h.new_zeros(b.num_subgraphs, width, 5).index_put((b.owner, b.local), h)
+        mask = torch.zeros(b.num_subgraphs, width, dtype=torch.bool)
+        mask[b.owner, b.local] = True
+        score = dense[..., -1].masked_fill(~mask, float("-inf"))
+        top = torch.topk(score, model.sort_k, dim=1).indices
+        want = torch.gather(dense, 1, top.unsqueeze(-1).expand(-1, -1, 5)) * torch.gather(mask, 1, top).unsqueeze(-1)
+        got = model._sort_rows(h, b)
+        assert got.shape == (b.num_subgraphs, model.sort_k, 5) and torch.equal(got, want)
+        assert bool((got[sizes < model.sort_k, -1] == 0).all())  # a small subgraph's last rows are zero
