@@ -45,6 +45,32 @@ def _position(indptr, indices, x, y):  # pragma: no cover - compiled
 
 
 @njit(cache=True)
+def _hit_codes(indptr, indices, hits, num_hits, marked, codes):  # pragma: no cover - compiled
+    """Write the edge code min(a, b) * N + max(a, b) of each marked adjacency entry ``hits[j]``
+    (entry (a, b)) to ``codes[j]``, and clear its mark."""
+    n = indptr.size - 1
+    for j in range(num_hits):
+        q = hits[j]
+        marked[q] = False
+        a = np.searchsorted(indptr, q, side="right") - 1
+        b = indices[q]
+        codes[j] = min(a, b) * n + max(a, b)
+
+
+@njit(cache=True)
+def _append_edges(out_a, out_b, total, codes, n):  # pragma: no cover - compiled
+    """Append one link's edges, its distinct ``codes`` in increasing order, to the output buffers
+    at ``total``; returns ``(out_a, out_b, total)``."""
+    codes = np.unique(codes)
+    out_a = grow_to(out_a, total + codes.size)
+    out_b = grow_to(out_b, total + codes.size)
+    for j in range(codes.size):
+        out_a[total + j] = codes[j] // n
+        out_b[total + j] = codes[j] % n
+    return out_a, out_b, total + codes.size
+
+
+@njit(cache=True)
 def _path_subgraph_edges(indptr, indices, us, vs, k):  # pragma: no cover - compiled
     n = indptr.size - 1
     num_links = us.size
@@ -116,19 +142,8 @@ def _path_subgraph_edges(indptr, indices, us, vs, k):  # pragma: no cover - comp
         for j in range(tail):
             dist[queue[j]] = _INF
         codes = np.empty(num_hits, np.int64)
-        for j in range(num_hits):
-            q = hits[j]
-            marked[q] = False
-            a = np.searchsorted(indptr, q, side="right") - 1
-            b = indices[q]
-            codes[j] = min(a, b) * n + max(a, b)
-        codes = np.unique(codes)
-        out_a = grow_to(out_a, total + codes.size)
-        out_b = grow_to(out_b, total + codes.size)
-        for j in range(codes.size):
-            out_a[total + j] = codes[j] // n
-            out_b[total + j] = codes[j] % n
-        total += codes.size
+        _hit_codes(indptr, indices, hits, num_hits, marked, codes)
+        out_a, out_b, total = _append_edges(out_a, out_b, total, codes, n)
         ptr[i + 1] = total
     return ptr, out_a[:total], out_b[:total]
 
@@ -220,12 +235,7 @@ def _short_path_edges(indptr, indices, us, vs, k):  # pragma: no cover - compile
         for p in range(indptr[v], indptr[v + 1]):
             num_v += at_v[indices[p]]
         codes = np.empty(num_hits + num_u + num_v, np.int64)
-        for j in range(num_hits):
-            q = hits[j]
-            marked[q] = False
-            a = np.searchsorted(indptr, q, side="right") - 1
-            b = indices[q]
-            codes[j] = min(a, b) * n + max(a, b)
+        _hit_codes(indptr, indices, hits, num_hits, marked, codes)
         j = num_hits
         for x0 in (u, v):
             for p in range(indptr[x0], indptr[x0 + 1]):
@@ -241,13 +251,7 @@ def _short_path_edges(indptr, indices, us, vs, k):  # pragma: no cover - compile
                     for r in range(indptr[a], indptr[a + 1]):
                         count_u[indices[r]] = 0
                         count_v[indices[r]] = 0
-        codes = np.unique(codes)
-        out_a = grow_to(out_a, total + codes.size)
-        out_b = grow_to(out_b, total + codes.size)
-        for j in range(codes.size):
-            out_a[total + j] = codes[j] // n
-            out_b[total + j] = codes[j] % n
-        total += codes.size
+        out_a, out_b, total = _append_edges(out_a, out_b, total, codes, n)
         ptr[i + 1] = total
     return ptr, out_a[:total], out_b[:total]
 
