@@ -42,17 +42,10 @@ from graphpriv.methods.dplp_subgraph import sort_pool_size
 from graphpriv.nn.subgraph_gnn import SparseBatch, SubgraphGNN, bce_loss
 
 
-def _conv1d_sort_pool(self: SubgraphGNN, h: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """The former readout: the sorted rows flattened through ``conv1`` as a Conv1d."""
-    n = h.size(1)
-    if n < self.sort_k:
-        h, mask = F.pad(h, (0, 0, 0, self.sort_k - n)), F.pad(mask, (0, self.sort_k - n))
-    score = h[..., -1].masked_fill(~mask, float("-inf"))
-    top = torch.topk(score, self.sort_k, dim=1).indices
-    pooled = torch.gather(h, 1, top.unsqueeze(-1).expand(-1, -1, h.size(-1))) * torch.gather(mask, 1, top).unsqueeze(-1)
+def _conv1d_readout(self: SubgraphGNN, pooled: torch.Tensor) -> torch.Tensor:
+    """The former readout: the sorted rows ``[B, sort_k, total]`` flattened through ``conv1`` as a Conv1d."""
     out = F.max_pool1d(F.relu(self.conv1(pooled.reshape(pooled.size(0), 1, -1))), 2, 2)
     return F.relu(self.conv2(out)).flatten(1)
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -98,14 +91,14 @@ def main() -> None:
             return seconds, before, model(*collate_sparse(subgraphs, batches[0], max_label=cap)[0])
 
     ours, before, logits = train()
-    saved = SparseBatch.__dict__["gcn_adjacency"], SubgraphGNN._sort_pool
+    saved = SparseBatch.__dict__["gcn_adjacency"], SubgraphGNN._readout
     former = cached_property(coalesced_adjacency)
     former.__set_name__(SparseBatch, "gcn_adjacency")
-    SparseBatch.gcn_adjacency, SubgraphGNN._sort_pool = former, _conv1d_sort_pool
+    SparseBatch.gcn_adjacency, SubgraphGNN._readout = former, _conv1d_readout
     try:
         reference, ref_before, ref_logits = train()
     finally:
-        SparseBatch.gcn_adjacency, SubgraphGNN._sort_pool = saved
+        SparseBatch.gcn_adjacency, SubgraphGNN._readout = saved
     nodes = subgraphs.num_nodes_per_subgraph
     print(f"{args.dataset}, {args.hops}-hop SEAL subgraphs, batch {args.batch}, {args.steps} steps: mean "
           f"{nodes.mean():.0f} nodes per subgraph (max {nodes.max()}), sort_k {sort_k}, {args.threads} thread(s)")

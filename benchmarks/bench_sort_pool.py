@@ -11,7 +11,7 @@ split; positives and negatives alternated) are extracted as path subgraphs of ra
 the training graph and collated as DPLP-PS's evaluation does (``eval_batch_size`` pairs a batch,
 kept). An untrained DGCNN of the registry's DPLP-PS configuration (sort_k 10) scores them ``--passes``
 times each way, in the same process and alternated: graphpriv's forward, and the reference (the
-same layers, then the dense layout and ``_sort_pool``). Prints the mean time of a pass each way,
+same layers, then the dense layout and ``_dense_rows``). Prints the mean time of a pass each way,
 their ratio, whether the logits are equal bit for bit, the set's size and the peak resident memory.
 """
 
@@ -46,7 +46,7 @@ def reference_logits(model: SubgraphGNN, batch: SparseBatch) -> torch.Tensor:
     dense = h.new_zeros(batch.num_subgraphs, width, h.size(-1)).index_put((batch.owner, batch.local), h)
     mask = torch.zeros(batch.num_subgraphs, width, dtype=torch.bool)
     mask[batch.owner, batch.local] = True
-    return model._head(model._sort_pool(dense, mask))
+    return model._head(model._readout(model._dense_rows(dense, mask)))
 
 
 def main() -> None:

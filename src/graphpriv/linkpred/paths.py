@@ -184,8 +184,7 @@ def _short_path_edges(indptr, indices, us, vs, k):  # pragma: no cover - compile
         for p in range(indptr[v], indptr[v + 1]):
             in_v[indices[p]] = indices[p] != u
         if k >= 4:
-            for side in range(2):
-                x0, other = (u, v) if side == 0 else (v, u)
+            for x0, other, count in ((u, v, count_u), (v, u, count_v)):
                 for p in range(indptr[x0], indptr[x0 + 1]):
                     a = indices[p]
                     if a == other:
@@ -193,10 +192,7 @@ def _short_path_edges(indptr, indices, us, vs, k):  # pragma: no cover - compile
                     for r in range(indptr[a], indptr[a + 1]):
                         b = indices[r]
                         if b != u and b != v:
-                            if side == 0:
-                                count_u[b] += 1
-                            else:
-                                count_v[b] += 1
+                            count[b] += 1
         num_hits = 0
         for p in range(indptr[u], indptr[u + 1]):  # paths u-a-...: a in N_u
             a = indices[p]
@@ -228,19 +224,14 @@ def _short_path_edges(indptr, indices, us, vs, k):  # pragma: no cover - compile
                     if b != u and b != v and count_u[b] - (1 if in_u[c] else 0) > 0:
                         hits, num_hits = _mark(marked, r, hits, num_hits)
                         at_v[c] = True
-        num_u = 0
-        for p in range(indptr[u], indptr[u + 1]):
-            num_u += at_u[indices[p]]
-        num_v = 0
-        for p in range(indptr[v], indptr[v + 1]):
-            num_v += at_v[indices[p]]
-        codes = np.empty(num_hits + num_u + num_v, np.int64)
+        # room for the inner edges and every edge at u or v; the flagged ones fill codes[:j]
+        codes = np.empty(num_hits + indptr[u + 1] - indptr[u] + indptr[v + 1] - indptr[v], np.int64)
         _hit_codes(indptr, indices, hits, num_hits, marked, codes)
         j = num_hits
-        for x0 in (u, v):
+        for x0, at in ((u, at_u), (v, at_v)):
             for p in range(indptr[x0], indptr[x0 + 1]):
                 y = indices[p]
-                if at_u[y] if x0 == u else at_v[y]:
+                if at[y]:
                     codes[j] = min(x0, y) * n + max(x0, y)
                     j += 1
         for x0 in (u, v):  # reset the flags and counts for the next link
@@ -251,7 +242,7 @@ def _short_path_edges(indptr, indices, us, vs, k):  # pragma: no cover - compile
                     for r in range(indptr[a], indptr[a + 1]):
                         count_u[indices[r]] = 0
                         count_v[indices[r]] = 0
-        out_a, out_b, total = _append_edges(out_a, out_b, total, codes, n)
+        out_a, out_b, total = _append_edges(out_a, out_b, total, codes[:j], n)
         ptr[i + 1] = total
     return ptr, out_a[:total], out_b[:total]
 

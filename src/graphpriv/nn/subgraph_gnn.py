@@ -301,11 +301,12 @@ class SubgraphGNN(nn.Module):
         for conv in self.convs:
             x = torch.tanh(conv(x, adj, mask, add_loop=False))
             layers.append(x)
-        return self._sort_pool(torch.cat(layers, dim=-1), mask)  # [B, n, total]
+        return self._readout(self._dense_rows(torch.cat(layers, dim=-1), mask))  # h: [B, n, total]
 
-    def _sort_pool(self, h: Tensor, mask: Tensor) -> Tensor:
-        """SortPooling of ``h [B, n, total]`` (rows outside ``mask [B, n]`` are padding), then the
-        two 1-D convolutions: ``[B, 32 * (sort_k // 2 - 4)]``."""
+    def _dense_rows(self, h: Tensor, mask: Tensor) -> Tensor:
+        """SortPooling of the dense batch's rows ``h [B, n, total]`` (rows outside ``mask [B, n]``
+        are padding): each subgraph's ``sort_k`` rows of largest last channel, in decreasing order,
+        zero rows below its size, ``[B, sort_k, total]``."""
         n = h.size(1)
         if n < self.sort_k:  # pad so that top-k always exists; padding rows are masked out
             h = F.pad(h, (0, 0, 0, self.sort_k - n))
@@ -313,12 +314,11 @@ class SubgraphGNN(nn.Module):
         score = h[..., -1].masked_fill(~mask, float("-inf"))
         top = torch.topk(score, self.sort_k, dim=1).indices  # [B, k]
         pooled = torch.gather(h, 1, top.unsqueeze(-1).expand(-1, -1, h.size(-1)))
-        return self._readout(pooled * torch.gather(mask, 1, top).unsqueeze(-1))
+        return pooled * torch.gather(mask, 1, top).unsqueeze(-1)
 
     def _sort_rows(self, h: Tensor, batch: SparseBatch) -> Tensor:
-        """SortPooling of the sparse batch's node rows ``h [T, total]``: each subgraph's ``sort_k``
-        rows of largest last channel, in decreasing order, zero rows below its size, ``[B, sort_k,
-        total]``: the rows :meth:`_sort_pool` takes from the dense layout, bit for bit (the same
+        """SortPooling of the sparse batch's node rows ``h [T, total]``: the rows :meth:`_dense_rows`
+        takes from the dense layout, ``[B, sort_k, total]``, bit for bit (the same
         ``topk`` of the same padded score matrix, so ties fall the same way), without scattering
         every row into that layout (``[B, n, total]``, n the largest subgraph: most of an
         evaluation pass on SEAL's Facebook at k = 4; only the scores are laid out, ``[B, n]``)."""
