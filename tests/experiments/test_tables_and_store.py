@@ -157,6 +157,8 @@ def test_a_baseline_column_shows_the_baseline_each_run_measured(tmp_path):
     records = [RunRecord.from_result("DP", r, ["test_auc", "baseline:test_auc", "baseline:nc_f1"]) for r in results]
     assert [r.metrics for r in records] == [{"test_auc": 0.8, "baseline:test_auc": 0.6},
                                             {"test_auc": 0.8, "baseline:test_auc": 0.7}]  # no nc_f1 baseline
+    named = RunRecord.from_result("DP", results[1], ["baseline:test_auc@chance", "baseline:test_auc@input graph"])
+    assert named.metrics == {"baseline:test_auc@chance": 0.5}  # the one of that name; none of an absent name
     text = runs_markdown(grid, [Cell(grid.rows[0], "g", records)], seeds=2, command="cmd", machine="m")
     assert "| baseline:test_auc |" in text and "| DP | g | 80.00 ± 0.00 | 2 | - | 65.00 ± 7.07 |" in text
     path = write_results(tmp_path / "t.csv", grid, records, meta={"command": "cmd"})

@@ -32,16 +32,19 @@ PAIR_TYPES = ("visible", "hidden", "no-link")
 
 
 #: A table column ``baseline:METRIC`` shows the trivial baseline a run measured for METRIC on its
-#: own split (:attr:`graphpriv.methods.base.Result.baselines`; the first when there are several).
+#: own split (:attr:`graphpriv.methods.base.Result.baselines`; the first when there are several),
+#: ``baseline:METRIC@NAME`` the one named NAME (e.g. ``baseline:lp_auc@input graph``, a synthetic
+#: graph's ceiling, where the first is chance).
 BASELINE_PREFIX = "baseline:"
 
 
 def metric_value(result: Result, name: str) -> float | None:
-    """The value of a table column in ``result``: a metric, or ``baseline:METRIC`` (the run's
-    trivial baseline for METRIC, :data:`BASELINE_PREFIX`); ``None`` when the run has none."""
+    """The value of a table column in ``result``: a metric, ``baseline:METRIC`` (the run's first
+    trivial baseline for METRIC, :data:`BASELINE_PREFIX`) or ``baseline:METRIC@NAME`` (its baseline of
+    that name); ``None`` when the run has none."""
     if name.startswith(BASELINE_PREFIX):
-        metric = name.removeprefix(BASELINE_PREFIX)
-        return next((float(b.value) for b in result.baselines if b.metric == metric), None)
+        metric, _, label = name.removeprefix(BASELINE_PREFIX).partition("@")
+        return next((float(b.value) for b in result.baselines if b.metric == metric and label in ("", b.name)), None)
     return float(result.metrics[name]) if name in result.metrics else None
 
 
