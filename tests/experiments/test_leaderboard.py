@@ -82,3 +82,14 @@ def test_a_table_finds_the_runs_whose_default_delta_the_rule_lowered():
     stored = make_run(row.method, "fb100-mit8", 3, row.settings_for("fb100-mit8")).config_dict
     assert stored["delta"] == 1e-6 and run_config(row, "fb100-mit8") == stored
     assert run_config(row, "cora")["delta"] == 1e-5  # a small graph keeps the default
+
+
+def test_the_plot_draws_each_baseline_column_of_its_metric_over_the_series_rows():
+    from graphpriv.experiments.plots import baseline_lines
+
+    grid = _grid(columns=["baseline:accuracy", "baseline:accuracy@input graph", "baseline:f1@input graph"])
+    records = [_record("A, eps 1", "d1", 0, 0.4, baseline=0.2), _record("A, eps 4", "d1", 1, 0.6, baseline=0.3),
+               _record("ceiling", "d1", 0, 0.8, baseline=0.9)]  # a reference row's own baseline: not drawn
+    records[0].metrics.update({"baseline:accuracy@input graph": 0.7, "baseline:f1@input graph": 0.5})
+    assert baseline_lines(grid, records) == pytest.approx({"trivial baseline": 0.25, "input graph": 0.7})
+    assert baseline_lines(_grid(), records) == {}  # no baseline column in the table

@@ -15,7 +15,7 @@ import numpy as np
 from graphpriv.errors import ConfigError
 from graphpriv.experiments.grid import RunsGrid
 from graphpriv.experiments.store import ResultStore
-from graphpriv.experiments.tables import RunRecord
+from graphpriv.experiments.tables import BASELINE_PREFIX, RunRecord
 
 
 def epsilon_curves(store: ResultStore, method: str, dataset: str, metric: str = "test_auc",
@@ -234,12 +234,38 @@ def plot_rank_sweeps(store: ResultStore, dataset: str, out: Path, bases: tuple[s
     return "\n".join(lines).lstrip() + "\n"
 
 
+def baseline_lines(grid: RunsGrid, records: Iterable[RunRecord]) -> dict[str, float]:
+    """The baselines of a ``runs`` table's metric that its plot draws, over one dataset's records.
+
+    Each column ``baseline:METRIC`` (labelled "trivial baseline") or ``baseline:METRIC@NAME``
+    (labelled NAME, e.g. "input graph") of the table, METRIC its main metric, averaged over the
+    records of series rows that carry it (a reference row's own baseline, e.g. CN's chance, may
+    differ, and is not drawn).
+
+    Args:
+        grid: the table. records: one dataset's runs.
+
+    Returns:
+        ``{label: mean}`` as fractions, in the table's column order; a column no record carries is
+        left out.
+    """
+    by_label = {row.label: row for row in grid.rows}
+    prefix = f"{BASELINE_PREFIX}{grid.metric}"
+    found: dict[str, float] = {}
+    for column in (c for c in grid.columns if c == prefix or c.startswith(prefix + "@")):
+        values = [r.metrics[column] for r in records
+                  if column in r.metrics and r.row in by_label and by_label[r.row].series is not None]
+        if values:
+            found[column.partition("@")[2] or "trivial baseline"] = float(np.mean(values))
+    return found
+
+
 def plot_grid(grid: RunsGrid, records: Iterable[RunRecord], out: Path) -> Path:
     """A ``runs`` table's plot (:attr:`~graphpriv.experiments.grid.RunsGrid.plot` ``epsilon``): one
     panel per dataset with runs, the table's metric (x 100) against epsilon (log 2 axis) for every
     series of rows (mean and a ±1 std band over the seeds), each row without a series as a dashed
-    horizontal line at its mean (a non-private model), and the trivial baseline of the metric
-    (``baseline:METRIC`` of the series' rows, when their records carry it) as a dotted grey line.
+    horizontal line at its mean (a non-private model), and the baselines of the metric the table
+    shows (:func:`baseline_lines`) as dotted lines.
 
     Args:
         grid: the table. records: its runs (from the store or from ``docs/results/``). out: the PNG.
@@ -251,7 +277,7 @@ def plot_grid(grid: RunsGrid, records: Iterable[RunRecord], out: Path) -> Path:
         ConfigError: no record of the grid's metric to plot.
     """
     by_label = {row.label: row for row in grid.rows}
-    metric, baseline = grid.metric, f"baseline:{grid.metric}"
+    metric = grid.metric
     usable = [r for r in records if r.row in by_label and metric in r.metrics]
     datasets = [d for d in grid.datasets if any(r.dataset == d for r in usable)]
     if not datasets:
@@ -262,7 +288,6 @@ def plot_grid(grid: RunsGrid, records: Iterable[RunRecord], out: Path) -> Path:
         ax = axes[i // cols][i % cols]
         series: dict[str, dict[float, list[float]]] = {}
         lines: dict[str, list[float]] = {}
-        trivial: list[float] = []
         for record in (r for r in usable if r.dataset == dataset):
             row = by_label[record.row]
             if row.series is None:
@@ -270,16 +295,14 @@ def plot_grid(grid: RunsGrid, records: Iterable[RunRecord], out: Path) -> Path:
             else:
                 epsilon = float(row.settings["epsilon"])
                 series.setdefault(row.series, defaultdict(list))[epsilon].append(record.metrics[metric])
-            if baseline in record.metrics and row.series is not None:  # the private rows' baseline (a
-                trivial.append(record.metrics[baseline])  # reference row's own, e.g. CN's chance, may differ)
         for name, points in series.items():
             _band(ax, dict(sorted(points.items())), name)
         for label, values in lines.items():
             ax.axhline(100 * float(np.mean(values)), linestyle="--", linewidth=1,
                        color=ax._get_lines.get_next_color(), label=label)
-        if trivial:
-            ax.axhline(100 * float(np.mean(trivial)), linestyle=":", linewidth=1, color="grey",
-                       label="trivial baseline")
+        for (label, value), color in zip(baseline_lines(grid, [r for r in usable if r.dataset == dataset]).items(),
+                                         ("grey", "black", "tab:brown")):
+            ax.axhline(100 * value, linestyle=":", linewidth=1, color=color, label=label)
         ax.set_xscale("log", base=2)
         ax.set(title=dataset, xlabel="epsilon", ylabel=f"{metric} (%)")
         ax.legend(fontsize=6)
