@@ -16,6 +16,8 @@ from graphpriv.nn.negative_sampling import NegativeSampler, python_random_sample
     (1_000_003, 1), (1_000_003, 6), (1_000_003, 5_000), (2**20, 70_000),  # a power of two: no word rejected
     (2**20 + 1, 70_000),  # just above one: about half the words rejected
     (3 * 2**29, 200_000),  # 31-bit values, repeats rare
+    (2**31 + 1, 3), (65_536 * 65_535, 1_000),  # 32-bit values (no shift), N = 65,536's population
+    (16_406, 5_461),  # just above the set size: the first batch of words falls short and is topped up
     (300, 250),  # random.sample's small-population branch (not replayed)
     (2**33, 10),  # words of more than 32 bits (not replayed)
     (50, 0),
@@ -47,7 +49,10 @@ def _graph(num_nodes, num_edges, seed):
 @pytest.mark.parametrize("dense", [True, False])
 @pytest.mark.parametrize("num_nodes, num_edges, k", [
     (2, 1, 1), (5, 20, 4), (30, 100, 50),
-    (100, 9_000, 500),  # dense: PyG's first try falls short, so its later tries avoid earlier draws
+    (100, 9_000, 500),  # random.sample's small-population branch (not replayed)
+    (30, 400, 5),  # dense: a draw's first try falls short, so a second (replayed) try avoids the first's
+    (129, 200, 4_850),  # the replayed sample's first batch of words falls short and is topped up
+    (5, 20, 10),  # the whole population each try, three tries short of k: fewer negatives, as PyG
     (10, 200, 200),  # every pair an edge: nothing to draw
     (1_500, 20_000, 10_000),
 ])

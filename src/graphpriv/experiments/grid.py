@@ -98,8 +98,10 @@ class RunsGrid(_Grid):
             paper's title and section (or why the table is not in a paper). metric: the main
             metric (a key of ``Result.metrics``, shown x 100). columns: further metrics shown as
             mean ± std (x 100); ``baseline:METRIC`` is the trivial baseline each run measured for
-            METRIC on its own split (e.g. ``baseline:accuracy``, the majority class). raw_columns: diagnostics shown as their mean in scientific
-            notation. seeds: the seed count of the committed table. first_seed: the first seed
+            METRIC on its own split (e.g. ``baseline:accuracy``, the majority class; the first when a
+            run has several), ``baseline:METRIC@NAME`` its baseline of that name (e.g.
+            ``baseline:lp_auc@input graph``). raw_columns: diagnostics shown as their mean in
+            scientific notation. seeds: the seed count of the committed table. first_seed: the first seed
             (validation grids use seeds apart from the reported ones). max_seeds: fewer seeds on
             a dataset for every row (a row's own ``max_seeds`` for that dataset wins). intro: Markdown shown
             between the heading and the table (every kind has it). allow_large_delta: the

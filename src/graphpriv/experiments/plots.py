@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from itertools import cycle
 from pathlib import Path
 
 import numpy as np
@@ -301,7 +302,7 @@ def plot_grid(grid: RunsGrid, records: Iterable[RunRecord], out: Path) -> Path:
             ax.axhline(100 * float(np.mean(values)), linestyle="--", linewidth=1,
                        color=ax._get_lines.get_next_color(), label=label)
         for (label, value), color in zip(baseline_lines(grid, [r for r in usable if r.dataset == dataset]).items(),
-                                         ("grey", "black", "tab:brown")):
+                                         cycle(("grey", "black", "tab:brown", "tab:olive"))):
             ax.axhline(100 * value, linestyle=":", linewidth=1, color=color, label=label)
         ax.set_xscale("log", base=2)
         ax.set(title=dataset, xlabel="epsilon", ylabel=f"{metric} (%)")

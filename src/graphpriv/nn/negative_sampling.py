@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 
 import numpy as np
 import torch
@@ -34,8 +35,9 @@ DENSE_MASK_MAX = 2**26
 
 def _replayable(population: int, k: int) -> bool:
     """Whether ``random.sample(range(population), k)`` takes its set-based branch with one 32-bit word a
-    draw (CPython 3.11's ``random.py``), the branch :func:`python_random_sample` replays."""
-    if type(random._inst) is not random.Random or random.Random._randbelow is not random.Random._randbelow_with_getrandbits:
+    draw (CPython 3.11's ``random.py``, the same through 3.13), the branch :func:`python_random_sample` replays."""
+    if sys.version_info >= (3, 14) or type(random._inst) is not random.Random \
+            or random.Random._randbelow is not random.Random._randbelow_with_getrandbits:
         return False
     setsize = 21 + (4 ** math.ceil(math.log(k * 3, 4)) if k > 5 else 0)
     return population > setsize and population.bit_length() <= 32 and 0 < k <= population
@@ -120,8 +122,8 @@ class NegativeSampler:
         return avoid[pos] != values
 
     def draw(self, num_neg_samples: int) -> Tensor:
-        """``[2, <= num_neg_samples]`` long: the negatives PyG's ``negative_sampling`` draws now (fewer
-        when its three tries fall short, as PyG's do)."""
+        """``[2, <= num_neg_samples]`` long (CPU): the negatives PyG's ``negative_sampling`` draws now
+        (fewer when its three tries fall short, as PyG's do), for ``num_neg_samples >= 1``."""
         if self.num_codes >= self.population:
             return torch.empty((2, 0), dtype=torch.long)
         prob = 1.0 - self.num_codes / self.population
