@@ -383,6 +383,9 @@ def reproduce(
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Run again the cells whose stored run raised."),
     docs: Path = typer.Option(Path("docs"), "--docs", help="Docs folder (reproduction/, results/ under it)."),
     verbose: bool = typer.Option(False, "--verbose", help="Print Dask's INFO logs (cluster start, connections)."),
+    datasets: str | None = typer.Option(None, "--datasets",
+                                        help="Run only these of the table's datasets, comma-separated (the table "
+                                             "still shows every dataset's stored runs)."),
 ) -> None:
     """Run a table's grid and write it beside the paper's numbers (docs/reproduction/TABLE.md) with the
     results it rests on (docs/results/TABLE.csv). `graphpriv reproduce list` names the tables.
@@ -410,6 +413,8 @@ def reproduce(
             out, counts = run_reproduce(grid, seeds=seeds, quick=quick, store=store, workers=workers,
                                         scheduler=scheduler, run=not from_store, from_results=from_results,
                                         retry_failed=retry_failed, docs=docs, verbose=verbose,
+                                        datasets=None if datasets is None else [d.strip() for d in datasets.split(",")
+                                                                                if d.strip()],
                                         on_done=lambda run, status, done, total, bar=bar, task=task: bar.update(
                                             task, completed=done, total=total))
         console.print(out.read_text(), highlight=False, soft_wrap=True, markup=False)

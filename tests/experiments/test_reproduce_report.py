@@ -75,6 +75,31 @@ def test_reproduce_runs_a_table_writes_its_results_and_renders_them_again(tmp_pa
         reproduce(grid, from_results=True, quick=True, docs=docs)
 
 
+def test_reproduce_fills_a_table_one_dataset_at_a_time(tmp_path, graph_file):
+    other = tmp_path / "sbm2.pt"
+    torch.save(_plain(labelled_sbm(150, 3, seed=5)), other)
+    grid = _toy(graph_file).model_copy(update={"datasets": [graph_file, str(other)]})
+    store, docs = tmp_path / "s.sqlite", tmp_path / "docs"
+    out, counts = reproduce(grid, seeds=1, store=store, workers=1, docs=docs, datasets=[str(other)])
+    assert counts["total"] == 2 and counts["ok"] == 2  # the two rows on the named dataset only
+    text = out.read_text()
+    assert f"| MLP | {other} |" in text and f"| MLP | {graph_file} |" not in text
+    assert f"--datasets {other}" in text
+    out, counts = reproduce(grid, seeds=1, store=store, workers=1, docs=docs, datasets=[graph_file])
+    assert counts["ok"] == 2 and counts["skipped"] == 0
+    text = out.read_text()  # every dataset's stored runs
+    assert f"| MLP | {other} |" in text and f"| MLP | {graph_file} |" in text
+    with pytest.raises(ConfigError, match=r"--datasets: nope not among toy's datasets"):
+        reproduce(grid, seeds=1, store=store, workers=1, docs=docs, datasets=["nope"])
+    with pytest.raises(ConfigError, match="takes no --datasets"):
+        reproduce(grid, from_results=True, docs=docs, datasets=[graph_file])
+    with pytest.raises(ConfigError, match="a table of kind 'audit'"):
+        reproduce("audit-dplp", store=store, docs=docs, datasets=["usair"])
+    cli = runner.invoke(app, ["reproduce", "dplp-table2", "--datasets", "usair, nope", "--store", str(store),
+                              "--docs", str(docs)])
+    assert cli.exit_code != 0 and "--datasets: nope not among dplp-table2's datasets" in cli.output
+
+
 def test_update_block_keeps_the_rest_of_the_document(tmp_path):
     doc = tmp_path / "r.md"
     doc.write_text("# R\n\nhand-written\n")

@@ -214,7 +214,7 @@ def reproduce(table: str | Grid, *, seeds: int | None = None, quick: bool = Fals
               store: str | Path = DEFAULT_STORE, workers: int = 2, scheduler: str | None = None,
               docs: Path = Path("docs"), on_done: Callable | None = None, run: bool = True,
               from_results: bool = False, retry_failed: bool = False,
-              verbose: bool = False) -> tuple[Path, dict[str, int]]:
+              verbose: bool = False, datasets: list[str] | None = None) -> tuple[Path, dict[str, int]]:
     """Run (or reuse, or read) every cell of a table and write its Markdown and results files.
 
     Args:
@@ -230,6 +230,8 @@ def reproduce(table: str | Grid, *, seeds: int | None = None, quick: bool = Fals
             read: the table is rendered from ``docs/results/<table>.csv``. retry_failed: run again
             the cells whose stored run raised (skipped by default, counted in ``failed_before``).
         verbose: Dask's INFO logs too (:func:`~graphpriv.experiments.sweep.run_runs`).
+        datasets: run only these of a ``runs`` table's datasets (None: all). The table still shows
+            every dataset's stored seeds, so a large table can be filled one graph at a time.
 
     Returns:
         ``(path of the written table, counts)``: for ``runs`` grids the counts of ``run_runs``
@@ -237,8 +239,10 @@ def reproduce(table: str | Grid, *, seeds: int | None = None, quick: bool = Fals
 
     Raises:
         ConfigError: an unknown table (the message lists them), a grid file that fails its schema,
-            seeds outside [1, 1000], a missing or mismatched results file (``from_results``), or
-            ``from_results`` with ``quick`` or without ``run``.
+            seeds outside [1, 1000], a missing or mismatched results file (``from_results``),
+            ``from_results`` with ``quick``, without ``run`` or with ``datasets``; ``datasets`` for a
+            table other than ``runs``, or naming a dataset the table does not have (the message
+            lists its datasets).
         StoreError: a bad store, or (``run`` False) no store at ``store``.
     """
     if seeds is not None and (isinstance(seeds, bool) or not isinstance(seeds, int) or not 1 <= seeds <= 1000):
@@ -247,17 +251,29 @@ def reproduce(table: str | Grid, *, seeds: int | None = None, quick: bool = Fals
     if from_results and (quick or not run):
         raise ConfigError("--from-results renders the committed results file; it takes neither --quick nor "
                           "--from-store")
+    if datasets is not None:
+        if from_results:
+            raise ConfigError("--from-results renders the committed results file; it takes no --datasets")
+        if not isinstance(grid, RunsGrid):
+            raise ConfigError(f"--datasets fills a runs table from its store one graph at a time; {grid.name} is "
+                              f"a table of kind {grid.kind!r}, which keeps no store and runs whole (drop --datasets)")
+        unknown = [d for d in datasets if d not in grid.datasets]
+        if unknown or not datasets:
+            raise ConfigError(f"--datasets: {', '.join(unknown) or 'none given'} not among {grid.name}'s datasets "
+                              f"({', '.join(grid.datasets)}); name one or more of those, comma-separated")
     results_path = results_file(docs, grid.name)
     counts: dict[str, int]
     if from_results:
         records, meta = read_results(results_path, grid)
         counts = {"total": len(records), "ok": 0}
     else:
-        if quick:
-            grid = quick_grid(grid)
+        ran = grid if datasets is None else grid.model_copy(update={"datasets": [d for d in grid.datasets
+                                                                                if d in datasets]})
+        if quick:  # the smoke version of what runs: its first dataset
+            grid = ran = quick_grid(ran)
         seeds = 1 if quick else (seeds or getattr(grid, "seeds", 1))
         if isinstance(grid, RunsGrid):
-            runs = table_runs(grid, seeds)
+            runs = table_runs(ran, seeds)
             counts = (run_runs(runs, store, workers=workers, scheduler=scheduler, retry_failed=retry_failed,
                                allow_large_delta=grid.allow_large_delta, on_done=on_done, verbose=verbose) if run
                       else {"total": len(runs), "skipped": 0, "failed_before": 0, "ok": 0, "error": 0})
@@ -273,6 +289,7 @@ def reproduce(table: str | Grid, *, seeds: int | None = None, quick: bool = Fals
             counts = {"total": len(records), "ok": len(records)}
             command = f"graphpriv reproduce {grid.name} --seeds {seeds}"
         command += (" --quick" if quick else "") + ("" if run else " --from-store")
+        command += f" --datasets {','.join(ran.datasets)}" if datasets is not None and run else ""
         meta = {"command": command, "machine": _machine(), "seeds": str(seeds)}
     text = _render(grid, records, meta)
     if isinstance(grid, RunsGrid) and grid.plot and records and not quick:
