@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from graphpriv.data.graph import RawGraph, clean_graph, decode_pairs, pair_codes, undirected_pairs
+from graphpriv.data.graph import RawGraph, clean_graph, decode_pairs, not_in_sorted, pair_codes, undirected_pairs
 from graphpriv.data.splits import (
     link_split,
     min_split_size,
@@ -178,3 +178,11 @@ def test_tiny_graphs_split_or_fail_clearly(num_nodes):
             assert out.train_idx.size and out.test_idx.size
         if hasattr(out, "protected"):
             assert out.protected.shape[1] >= 1
+
+
+@pytest.mark.parametrize("num_keys", [0, 1, 50])
+def test_not_in_sorted_is_not_isin(num_keys):
+    rng = np.random.default_rng(num_keys)
+    keys = np.sort(rng.integers(0, 40, num_keys))  # repeats allowed
+    values = rng.integers(-5, 45, 200)  # below, inside and above the keys' range
+    assert np.array_equal(not_in_sorted(values, keys), ~np.isin(values, keys))

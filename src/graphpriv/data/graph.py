@@ -225,6 +225,20 @@ def decode_pairs(codes: np.ndarray, num_nodes: int) -> np.ndarray:
     return np.stack([u, codes - start(u) + u + 1])
 
 
+def not_in_sorted(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Which of ``values`` are not in ``keys`` (``~np.isin(values, keys)``) by one binary search each.
+
+    Args:
+        values: ``[M]`` int64. keys: ``[K]`` sorted int64 (repeats allowed), e.g. pair codes.
+
+    Returns:
+        ``[M]`` bool, True where the value is absent from ``keys`` (all True when ``keys`` is empty).
+    """
+    if keys.size == 0:
+        return np.ones(values.shape, dtype=bool)
+    return keys[np.minimum(np.searchsorted(keys, values), keys.size - 1)] != values
+
+
 def sample_absent_pairs(codes: np.ndarray, num_nodes: int, count: int, rng: np.random.Generator) -> np.ndarray:
     """``count`` distinct node pairs drawn uniformly among the pairs whose code is not in ``codes``.
 
@@ -265,8 +279,7 @@ def sample_absent_pairs(codes: np.ndarray, num_nodes: int, count: int, rng: np.r
         need = count - chosen.size
         draw = rng.integers(0, total, size=int(need * 1.1 * total / free) + 16)
         distinct, first = np.unique(draw, return_index=True)  # sorted: the lookup below walks codes once
-        if codes.size:
-            first = first[codes[np.minimum(np.searchsorted(codes, distinct), codes.size - 1)] != distinct]
+        first = first[not_in_sorted(distinct, codes)]
         draw = draw[np.sort(first)]  # the accepted draws, distinct, in the order drawn
         if chosen.size:
             draw = draw[~np.isin(draw, chosen)]

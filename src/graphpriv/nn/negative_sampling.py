@@ -7,7 +7,8 @@ Python loop: one ``getrandbits`` and one set lookup per candidate) and filters t
 ``np.isin``. On SEAL's Facebook graph (70,000 training edges) that is about 0.25 s an epoch, most of
 a GAE's training.
 
-:class:`NegativeSampler` encodes the edges once (sorted, for ``searchsorted`` lookups) and replays
+:class:`NegativeSampler` encodes the edges once (a boolean mask of the pairs up to
+:data:`DENSE_MASK_MAX` of them, else sorted codes for binary search) and replays
 ``random.sample`` from Python's Mersenne Twister state in numpy: the same 32-bit words in the same
 order, the same rejections (a word above the population, a repeat), and Python's generator left
 exactly where ``random.sample`` leaves it. Its output and the generator's next draws are therefore
@@ -25,6 +26,8 @@ import sys
 import numpy as np
 import torch
 from torch import Tensor
+
+from graphpriv.data.graph import not_in_sorted
 
 __all__ = ["DENSE_MASK_MAX", "NegativeSampler", "python_random_sample"]
 
@@ -114,13 +117,6 @@ class NegativeSampler:
             self.edge_mask = np.zeros(self.population, dtype=bool)
             self.edge_mask[self.codes] = True
 
-    def _absent(self, values: np.ndarray, avoid: np.ndarray) -> np.ndarray:
-        """Mask of ``values`` not in the sorted array ``avoid`` (``~np.isin``)."""
-        if avoid.size == 0:
-            return np.ones(values.size, dtype=bool)
-        pos = np.minimum(np.searchsorted(avoid, values), avoid.size - 1)
-        return avoid[pos] != values
-
     def draw(self, num_neg_samples: int) -> Tensor:
         """``[2, <= num_neg_samples]`` long (CPU): the negatives PyG's ``negative_sampling`` draws now
         (fewer when its three tries fall short, as PyG's do), for ``num_neg_samples >= 1``."""
@@ -134,9 +130,9 @@ class NegativeSampler:
                 rnd = np.arange(self.population, dtype=np.int64)
             else:
                 rnd = python_random_sample(self.population, sample_size)
-            keep = ~self.edge_mask[rnd] if self.edge_mask is not None else self._absent(rnd, self.codes)
+            keep = ~self.edge_mask[rnd] if self.edge_mask is not None else not_in_sorted(rnd, self.codes)
             if neg is not None:
-                keep &= self._absent(rnd, np.sort(neg))
+                keep &= not_in_sorted(rnd, np.sort(neg))
             rnd = rnd[keep]
             neg = rnd if neg is None else np.concatenate([neg, rnd])
             if neg.size >= num_neg_samples:

@@ -121,7 +121,7 @@ import networkx as nx
 import numpy as np
 from dp_accounting import dp_event
 
-from graphpriv.data.graph import decode_pairs, pair_codes
+from graphpriv.data.graph import decode_pairs, not_in_sorted, pair_codes
 from graphpriv.privacy.accountant import check_epsilon
 
 __all__ = [
@@ -549,9 +549,7 @@ def _sparse_distinct(populations: np.ndarray, counts: np.ndarray,
             break
         group = np.repeat(active, need[active])
         fresh = np.unique(base[group] + rng.integers(0, populations[group]))
-        if keys.size:
-            at = np.minimum(np.searchsorted(keys, fresh), keys.size - 1)
-            fresh = fresh[keys[at] != fresh]
+        fresh = fresh[not_in_sorted(fresh, keys)]
         keys = np.sort(np.concatenate([keys, fresh]))
         have += np.bincount(np.searchsorted(base, fresh, side="right") - 1, minlength=populations.size)
     group = np.searchsorted(base, keys, side="right") - 1
