@@ -13,8 +13,8 @@ pair codes (:func:`graphpriv.data.graph.sample_absent_pairs`): an unbiased estim
 loss and of its gradient (minibatch training), at a cost per epoch that no longer grows with the
 edge count, besides the encoder's sparse products. Graphs up to ``sample_above`` edges train as
 before, on every edge with the negatives of PyG's ``negative_sampling``, drawn by
-:class:`graphpriv.nn.negative_sampling.NegativeSampler` (the same draws, bit for bit, about 7x
-faster on SEAL's Facebook graph).
+:class:`graphpriv.nn.negative_sampling.NegativeSampler` (the same draws, bit for bit, 4.4x
+faster a draw on SEAL's Facebook graph: docs/benchmarks.md).
 
 :func:`gae_embeddings` keeps its last few results (:data:`MEMO_SIZE`): the synthesis protocols
 train a GAE on a synthetic graph for its link-prediction utility and the GAE+sim attack trains
