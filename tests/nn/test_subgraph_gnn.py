@@ -8,15 +8,19 @@ from graphpriv.nn.subgraph_gnn import SubgraphGNN, predict
 from graphpriv.testing.graphs import random_graph
 
 
+def _graph_and_links(num_nodes, p, seed, link_seed, num_links):
+    """A random graph's CSR adjacency, ``num_links`` random node pairs of it (self-pairs dropped), and the
+    numpy generator that drew them."""
+    adj = to_csr(undirected_pairs(random_graph(num_nodes, p, seed=seed).edge_index), num_nodes)
+    rng = np.random.default_rng(link_seed)
+    links = rng.integers(0, num_nodes, size=(2, num_links))
+    return adj, links[:, links[0] != links[1]], rng
+
+
 def test_k2_path_model_is_a_function_of_the_common_neighbour_count():
     """With k = 2 every subgraph is u, v and their common neighbours (all DRNL label 2), so any
     model's score depends on the common-neighbour count only: its best AUC is the CN heuristic's."""
-    graph = random_graph(60, 0.15, seed=0)
-    pairs = undirected_pairs(graph.edge_index)
-    adj = to_csr(pairs, 60)
-    rng = np.random.default_rng(0)
-    links = rng.integers(0, 60, size=(2, 300))
-    links = links[:, links[0] != links[1]]
+    adj, links, _ = _graph_and_links(60, 0.15, 0, 0, 300)
     s = extract_subgraphs(adj, links, np.zeros(links.shape[1]), extractor=Extractor.PATH, k=2)
     torch.manual_seed(0)
     model = SubgraphGNN(max_drnl_label(2) + 1, num_layers=2)
@@ -35,11 +39,7 @@ def test_sparse_batches_give_the_dense_forward_and_gradients():
     from graphpriv.linkpred.subgraphs import collate_sparse
     from graphpriv.nn.subgraph_gnn import bce_loss
 
-    graph = random_graph(70, 0.08, seed=1)
-    adj = to_csr(undirected_pairs(graph.edge_index), 70)
-    rng = np.random.default_rng(0)
-    links = rng.integers(0, 70, size=(2, 40))
-    links = links[:, links[0] != links[1]]
+    adj, links, rng = _graph_and_links(70, 0.08, 1, 0, 40)
     labels = rng.integers(0, 2, links.shape[1]).astype(float)
     for extractor, kw in ((Extractor.NEIGHBOURHOOD, {"h": 2}), (Extractor.PATH, {"k": 3})):
         s = extract_subgraphs(adj, links, labels, extractor=extractor, **kw)
@@ -71,11 +71,7 @@ def test_gcn_adjacency_is_the_coalesced_a_plus_i_bit_for_bit():
     every directed edge and self-loop gives after coalescing: same rows, columns and values."""
     from graphpriv.linkpred.subgraphs import collate_sparse
 
-    graph = random_graph(60, 0.1, seed=4)
-    adj = to_csr(undirected_pairs(graph.edge_index), 60)
-    rng = np.random.default_rng(1)
-    links = rng.integers(0, 60, size=(2, 30))
-    links = links[:, links[0] != links[1]]
+    adj, links, _ = _graph_and_links(60, 0.1, 4, 1, 30)
     for extractor, kw in ((Extractor.NEIGHBOURHOOD, {"h": 2}), (Extractor.PATH, {"k": 3})):
         s = extract_subgraphs(adj, links, np.zeros(links.shape[1]), extractor=extractor, **kw)
         for batch in (np.arange(len(s)), np.array([5, 0, 3, 3, 11]), np.array([7])):
@@ -97,11 +93,7 @@ def test_sage_and_gin_matrices_are_the_batch_a_and_a_plus_i():
     directed edges (and self-loops), and symmetric, as the symmetric product's backward assumes."""
     from graphpriv.linkpred.subgraphs import collate_sparse
 
-    graph = random_graph(60, 0.1, seed=5)
-    adj = to_csr(undirected_pairs(graph.edge_index), 60)
-    rng = np.random.default_rng(2)
-    links = rng.integers(0, 60, size=(2, 30))
-    links = links[:, links[0] != links[1]]
+    adj, links, _ = _graph_and_links(60, 0.1, 5, 2, 30)
     s = extract_subgraphs(adj, links, np.zeros(links.shape[1]), extractor=Extractor.PATH, k=3)
     (b,), _ = collate_sparse(s, np.array([4, 0, 9, 9, 2]), max_label=6)
     t = b.z.numel()
@@ -144,11 +136,7 @@ def test_sort_rows_are_the_rows_sort_pooling_takes_from_the_dense_layout():
     for bit."""
     from graphpriv.linkpred.subgraphs import collate_sparse
 
-    graph = random_graph(80, 0.1, seed=6)
-    adj = to_csr(undirected_pairs(graph.edge_index), 80)
-    rng = np.random.default_rng(4)
-    links = rng.integers(0, 80, size=(2, 40))
-    links = links[:, links[0] != links[1]]
+    adj, links, _ = _graph_and_links(80, 0.1, 6, 4, 40)
     s = extract_subgraphs(adj, links, np.zeros(links.shape[1]), extractor=Extractor.PATH, k=3)
     (b,), _ = collate_sparse(s, np.arange(len(s))[::-1].copy(), max_label=6)
     sizes = b.ptr.diff()
