@@ -4,8 +4,8 @@ The GAE (:mod:`graphpriv.nn.gae`) draws one negative per positive edge in every 
 :func:`torch_geometric.utils.negative_sampling` (``method="sparse"``). That function re-encodes the
 edge list each call, draws its candidate pairs with Python's ``random.sample(range(P), s)`` (a
 Python loop: one ``getrandbits`` and one set lookup per candidate) and filters them with
-``np.isin``. On SEAL's Facebook graph (70,000 training edges) that is about 0.25 s an epoch, most of
-a GAE's training.
+``np.isin``. On SEAL's Facebook graph (88,234 negatives a draw) that is 0.155 s an epoch, about 40%
+of a 200-epoch GAE training (76.3 s; ``benchmarks/bench_negative_sampling.py``, docs/benchmarks.md).
 
 :class:`NegativeSampler` encodes the edges once (a boolean mask of the pairs up to
 :data:`DENSE_MASK_MAX` of them, else sorted codes for binary search) and replays
