@@ -1,0 +1,146 @@
+"""The trivial baseline of PGB's structure queries: G(n, m), set beside the synthesis leaderboard.
+
+Usage: python scripts/gnm_baseline.py [--datasets cora citeseer ...] [--seeds 5]
+           [--results docs/results] [--out docs/results/synthesis-gnm-baseline.md]
+
+A synthetic graph's query error means something only against what a release that knows nothing
+of the structure gets. That release is G(n, m): the public node set and the input's edge count,
+with the m edges drawn uniformly among all node pairs. Its edge count costs next to no privacy
+(one Laplace count of sensitivity 1; the leaderboard's TmF spends a tenth of epsilon on it and is
+off by about 1% at epsilon 1 on Cora), so a generator that does not beat G(n, m) on a query has
+told nothing about that query beyond the number of edges.
+
+For each graph and seed this draws G(n, m) with m the true edge count of the protocol's 80% graph
+(the same split as the leaderboard's runs, ``link_split(val_ratio=0, test_ratio=0.2, seed)``),
+computes PGB's query errors exactly as the protocol does
+(:func:`graphpriv.evaluation.synthesis.query_errors`, the same queries' seed), and prints the mean
+over seeds. With ``--results`` it reads the leaderboard's per-run results
+(``synthesis-leaderboard-{degrees,paths,communities}.csv``) and shows, per graph and query, the
+best edge-level generator's mean at each ``--at-epsilon`` beside G(n, m)'s. Means only: no test over seeds (the table's "which series wins where" has those).
+Community NMI is higher-better; every other query is an error (lower-better). Node and edge
+counts and average degree are left out of the comparison: G(n, m) is given them exactly.
+
+A last table counts, per generator and epsilon, the (graph, query) pairs on which its mean beats
+G(n, m)'s. A generator whose release is uniform pairs (TmF and LapGraph at a small epsilon, where
+few true edges pass the threshold) beats it about half the time, by chance.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from graphpriv.data import load
+from graphpriv.data.graph import sample_absent_pairs
+from graphpriv.data.release import PublishedGraph
+from graphpriv.data.splits import link_split
+from graphpriv.evaluation.synthesis import query_errors
+
+DATASETS = ["cora", "citeseer", "usair", "yeast", "facebook", "p2p_gnutella08", "fb100-amherst41"]
+TABLES = ["degrees", "paths", "communities"]
+HIGHER_BETTER = {"community_nmi"}
+GIVEN = {"num_nodes_re", "num_edges_re", "average_degree_re"}
+EDGE_LEVEL = ["tmf", "dp-1k", "privgraph", "lapgraph-synthesis", "edgerand-synthesis"]
+NAMES = {"tmf": "TmF", "dp-1k": "DP-1K", "privgraph": "PrivGraph", "lapgraph-synthesis": "LapGraph",
+         "edgerand-synthesis": "EdgeRand"}
+
+
+def gnm_graph(graph: PublishedGraph, rng: np.random.Generator) -> PublishedGraph:
+    """G(n, m) on ``graph``'s N nodes with its edge count: m distinct pairs, uniform over all N(N-1)/2."""
+    pairs = sample_absent_pairs(np.empty(0, dtype=np.int64), graph.num_nodes, graph.num_edges, rng)
+    return PublishedGraph(pairs, graph.num_nodes)
+
+
+def gnm_errors(data, seed: int) -> dict[str, float]:
+    """PGB's query errors of one G(n, m) draw against the protocol's 80% graph of ``data`` (PyG Data)."""
+    split = link_split(data, val_ratio=0.0, test_ratio=0.2, seed=seed)
+    train = PublishedGraph(split.train_edge_index, int(data.num_nodes))
+    metrics, _ = query_errors(gnm_graph(train, np.random.default_rng([seed, 0x6E6D])), train, seed=seed)
+    return metrics
+
+
+def leaderboard_means(results: Path) -> dict[tuple[str, str, str, float], float]:
+    """Mean over seeds of each (dataset, method, query, epsilon) in the leaderboard's result files."""
+    values: dict[tuple[str, str, str, float], list[float]] = defaultdict(list)
+    for table in TABLES:
+        path = results / f"synthesis-leaderboard-{table}.csv"
+        with path.open() as handle:
+            rows = csv.DictReader(line for line in handle if not line.startswith("#"))
+            for row in rows:
+                if row["method"] not in EDGE_LEVEL:
+                    continue
+                eps = round(float(row["epsilon"]), 1)
+                for key, value in row.items():
+                    if key.endswith(("_re", "_kl", "_nmi", "_mae")) and value not in ("", None):
+                        values[(row["dataset"], row["method"], key, eps)].append(float(value))
+    return {key: float(np.mean(v)) for key, v in values.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=DATASETS)
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--results", type=Path, default=None,
+                        help="folder of the leaderboard's result CSVs (docs/results) to compare with")
+    parser.add_argument("--at-epsilon", type=float, nargs="+", default=[1.0, 8.0],
+                        help="epsilons at which to show the best generator against G(n, m)")
+    parser.add_argument("--out", type=Path, default=None, help="also write the report here (markdown)")
+    args = parser.parse_args()
+
+    gnm: dict[str, dict[str, float]] = {}
+    for dataset in args.datasets:
+        data = load(dataset)
+        runs = [gnm_errors(data, seed) for seed in range(args.seeds)]
+        keys = sorted(set().union(*runs))
+        gnm[dataset] = {k: float(np.mean([r[k] for r in runs if k in r])) for k in keys}
+    queries = sorted(set().union(*(g.keys() for g in gnm.values())))
+    lines = [f"G(n, m) with the 80% graph's edge count, mean of {args.seeds} seeds "
+             f"(`python scripts/gnm_baseline.py --seeds {args.seeds}`; x 100 like the tables)", "",
+             "| query | " + " | ".join(args.datasets) + " |", "|---|" + "---|" * len(args.datasets)]
+    for q in queries:
+        cells = [f"{100 * gnm[d][q]:.2f}" if q in gnm[d] else "-" for d in args.datasets]
+        lines.append(f"| {q} | " + " | ".join(cells) + " |")
+    if args.results is not None:
+        means = leaderboard_means(args.results)
+        compared = [q for q in queries if q not in GIVEN and any(k[2] == q for k in means)]
+        sign = {q: 1 if q in HIGHER_BETTER else -1 for q in compared}
+        for eps in args.at_epsilon:
+            lines += ["", f"The best edge-level generator at epsilon {eps:g} (its mean, x 100) and G(n, m)'s mean; "
+                          "**bold**: the generator beats G(n, m)", "",
+                      "| query | " + " | ".join(args.datasets) + " |", "|---|" + "---|" * len(args.datasets)]
+            for q in compared:
+                cells = []
+                for d in args.datasets:
+                    cands = [(sign[q] * means[(d, m, q, eps)], m) for m in EDGE_LEVEL if (d, m, q, eps) in means]
+                    if not cands or q not in gnm[d]:
+                        cells.append("-")
+                        continue
+                    value, best = max(cands)
+                    text = f"{NAMES[best]} {100 * sign[q] * value:.1f}"
+                    cells.append((f"**{text}**" if value > sign[q] * gnm[d][q] else text) + f" ({100 * gnm[d][q]:.1f})")
+                lines.append(f"| {q} | " + " | ".join(cells) + " |")
+        epsilons = sorted({k[3] for k in means})
+        lines += ["", f"(graph, query) pairs on which a generator's mean beats G(n, m)'s, of those it has "
+                      f"(the {len(compared)} queries above on {len(args.datasets)} graphs)", "",
+                  "| generator | " + " | ".join(f"eps {e:g}" for e in epsilons) + " |",
+                  "|---|" + "---|" * len(epsilons)]
+        for m in EDGE_LEVEL:
+            cells = []
+            for eps in epsilons:
+                pairs = [(d, q) for d in args.datasets for q in compared
+                         if (d, m, q, eps) in means and q in gnm[d]]
+                wins = sum(sign[q] * means[(d, m, q, eps)] > sign[q] * gnm[d][q] for d, q in pairs)
+                cells.append(f"{wins} of {len(pairs)}" if pairs else "-")
+            lines.append(f"| {NAMES[m]} | " + " | ".join(cells) + " |")
+    report = "\n".join(lines) + "\n"
+    print(report)
+    if args.out is not None:
+        args.out.write_text(report)
+
+
+if __name__ == "__main__":
+    main()
