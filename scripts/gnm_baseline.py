@@ -20,7 +20,7 @@ best edge-level generator's mean at each ``--at-epsilon`` beside G(n, m)'s. Mean
 Community NMI is higher-better; every other query is an error (lower-better). Node and edge
 counts and average degree are left out of the comparison: G(n, m) is given them exactly.
 
-A last table counts, per generator and epsilon, the (graph, query) pairs on which its mean beats
+A last table counts, per generator (PrivDPR, node level, in its own row) and epsilon, the (graph, query) pairs on which its mean beats
 G(n, m)'s. A generator whose release is uniform pairs (TmF and LapGraph at a small epsilon, where
 few true edges pass the threshold) beats it about half the time, by chance.
 """
@@ -45,8 +45,9 @@ TABLES = ["degrees", "paths", "communities"]
 HIGHER_BETTER = {"community_nmi"}
 GIVEN = {"num_nodes_re", "num_edges_re", "average_degree_re"}
 EDGE_LEVEL = ["tmf", "dp-1k", "privgraph", "lapgraph-synthesis", "edgerand-synthesis"]
+NODE_LEVEL = ["privdpr"]
 NAMES = {"tmf": "TmF", "dp-1k": "DP-1K", "privgraph": "PrivGraph", "lapgraph-synthesis": "LapGraph",
-         "edgerand-synthesis": "EdgeRand"}
+         "edgerand-synthesis": "EdgeRand", "privdpr": "PrivDPR (node level)"}
 
 
 def gnm_graph(graph: PublishedGraph, rng: np.random.Generator) -> PublishedGraph:
@@ -64,14 +65,18 @@ def gnm_errors(data, seed: int) -> dict[str, float]:
 
 
 def leaderboard_means(results: Path) -> dict[tuple[str, str, str, float], float]:
-    """Mean over seeds of each (dataset, method, query, epsilon) in the leaderboard's result files."""
+    """Mean over seeds of each (dataset, method, query, epsilon) in the leaderboard's result files.
+
+    Rows of the generators in ``EDGE_LEVEL`` and ``NODE_LEVEL`` only; a query left empty on a run
+    (undefined there) is left out of that cell's mean.
+    """
     values: dict[tuple[str, str, str, float], list[float]] = defaultdict(list)
     for table in TABLES:
         path = results / f"synthesis-leaderboard-{table}.csv"
         with path.open() as handle:
             rows = csv.DictReader(line for line in handle if not line.startswith("#"))
             for row in rows:
-                if row["method"] not in EDGE_LEVEL:
+                if row["method"] not in EDGE_LEVEL + NODE_LEVEL:
                     continue
                 eps = round(float(row["epsilon"]), 1)
                 for key, value in row.items():
@@ -98,8 +103,11 @@ def main() -> None:
         keys = sorted(set().union(*runs))
         gnm[dataset] = {k: float(np.mean([r[k] for r in runs if k in r])) for k in keys}
     queries = sorted(set().union(*(g.keys() for g in gnm.values())))
-    lines = [f"G(n, m) with the 80% graph's edge count, mean of {args.seeds} seeds "
-             f"(`python scripts/gnm_baseline.py --seeds {args.seeds}`; x 100 like the tables)", "",
+    command = f"python scripts/gnm_baseline.py --seeds {args.seeds}"
+    command += f" --results {args.results}" if args.results is not None else ""
+    command += f" --out {args.out}" if args.out is not None else ""
+    lines = [f"G(n, m) with the 80% graph's edge count, mean of {args.seeds} seeds, x 100 like the "
+             f"tables (`{command}`)", "",
              "| query | " + " | ".join(args.datasets) + " |", "|---|" + "---|" * len(args.datasets)]
     for q in queries:
         cells = [f"{100 * gnm[d][q]:.2f}" if q in gnm[d] else "-" for d in args.datasets]
@@ -128,7 +136,7 @@ def main() -> None:
                       f"(the {len(compared)} queries above on {len(args.datasets)} graphs)", "",
                   "| generator | " + " | ".join(f"eps {e:g}" for e in epsilons) + " |",
                   "|---|" + "---|" * len(epsilons)]
-        for m in EDGE_LEVEL:
+        for m in EDGE_LEVEL + NODE_LEVEL:
             cells = []
             for eps in epsilons:
                 pairs = [(d, q) for d in args.datasets for q in compared

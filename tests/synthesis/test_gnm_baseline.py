@@ -32,15 +32,16 @@ def test_gnm_graph_has_the_input_node_and_edge_counts_and_no_community_structure
     assert draw.num_edges == graph.num_edges and draw.num_nodes == graph.num_nodes
 
 
-def test_leaderboard_means_average_each_cell_and_skip_node_level_rows(tmp_path):
+def test_leaderboard_means_average_each_cell_and_keep_only_the_generators(tmp_path):
     header = "row,dataset,method,seed,epsilon,degree_variance_re,community_nmi\n"
-    rows = ["a,cora,tmf,0,0.99996,0.2,", "a,cora,tmf,1,0.99996,0.4,", "b,cora,privdpr,0,1.0,0.0,",
+    rows = ["a,cora,tmf,0,0.99996,0.2,", "a,cora,tmf,1,0.99996,0.4,", "b,cora,privdpr,0,1.0,0.0,", "d,cora,dpar,0,1.0,0.5,",
             "c,cora,dp-1k,0,8.0,0.1,"]
     for table in gnm.TABLES:  # one table holds the runs, the others only their header
         body = rows if table == "degrees" else []
         (tmp_path / f"synthesis-leaderboard-{table}.csv").write_text("# comment\n" + header + "".join(r + "\n" for r in body))
     means = gnm.leaderboard_means(tmp_path)
     assert np.isclose(means[("cora", "tmf", "degree_variance_re", 1.0)], 0.3)
-    assert ("cora", "privdpr", "degree_variance_re", 1.0) not in means
+    assert means[("cora", "privdpr", "degree_variance_re", 1.0)] == 0.0
+    assert ("cora", "dpar", "degree_variance_re", 1.0) not in means
     assert ("cora", "tmf", "community_nmi", 1.0) not in means  # empty: undefined on those runs
     assert means[("cora", "dp-1k", "degree_variance_re", 8.0)] == 0.1  # one run: its value
