@@ -1,6 +1,7 @@
 """The "which series wins where" section of a runs table (graphpriv.experiments.winners)."""
 
 import math
+import statistics
 
 import pytest
 from pydantic import ValidationError
@@ -159,3 +160,24 @@ def test_the_winners_margin_over_the_trivial_baseline_is_over_the_same_runs_and_
     assert "minus its runs' trivial baseline" in text
     assert standings(_grid(), cells_from_records(_grid(), _records({("A, eps 1", "g"): {"auc": [0.9]}})),
                      WinnerRule(metric="auc", better="higher"))[0].margin is None
+
+
+def test_of_runners_up_tied_in_the_mean_the_lead_is_judged_against_the_closest():
+    # B and C tie in the mean behind A; A is clearly ahead of B (tight seeds) but not of C (wide
+    # seeds): the lead is not clear, and C is named as the runner-up, whatever the grid's order
+    grid = _grid(winners=[{"metric": "auc", "better": "higher"}])
+    a, b, c = [0.875, 0.90625, 0.9375], [0.71875, 0.75, 0.78125], [0.5, 0.75, 1.0]  # binary fractions: exact means
+    assert statistics.mean(b) == statistics.mean(c)
+    assert welch_p(a, b) < CLEAR_P < welch_p(a, c)
+    records = _records({("A, eps 1", "g"): {"auc": a}, ("B, eps 1", "g"): {"auc": b},
+                        ("C, eps 1", "g"): {"auc": c}})
+    (standing,) = standings(grid, cells_from_records(grid, records), WinnerRule(metric="auc", better="higher"))
+    assert standing.winner == "A" and standing.runner_up == "C" and not standing.clear
+    assert standing.p == pytest.approx(welch_p(a, c)) and standing.ranking == ("A", "C", "B")
+    # a tie up to the last bit of the mean is a tie: B a hair ahead of C still leaves C the runner-up
+    b_hair = [0.71875, 0.75, 0.78125 + 4e-16]
+    assert statistics.mean(b_hair) > statistics.mean(c)
+    records = _records({("A, eps 1", "g"): {"auc": a}, ("B, eps 1", "g"): {"auc": b_hair},
+                        ("C, eps 1", "g"): {"auc": c}})
+    (standing,) = standings(grid, cells_from_records(grid, records), WinnerRule(metric="auc", better="higher"))
+    assert standing.runner_up == "C" and not standing.clear

@@ -111,6 +111,23 @@ def _series(cells: list[Cell], metric: str, baseline: str | None) -> dict[tuple[
     return out
 
 
+def _closest_first(winner: str, rest: list[str], values: dict[str, list[float]]) -> list[str]:
+    """``rest`` (ranked by mean) with, among the series tied in the mean with its first (to a
+    relative 1e-9), the one the winner is least clearly ahead of (largest Welch p; an undefined p
+    counts as largest) moved to the front: a lead is clear only if it is clear of every tied
+    runner-up."""
+    first = statistics.mean(values[rest[0]])
+    # tied: equal up to rounding (relative errors of equal integer deviations can differ in the last bit)
+    tied = [s for s in rest if math.isclose(statistics.mean(values[s]), first, rel_tol=1e-9, abs_tol=1e-12)]
+
+    def p(series: str) -> float:
+        value = welch_p(values[winner], values[series])
+        return math.inf if math.isnan(value) else value
+
+    closest = max(tied, key=p)  # the first of equal p-values: the grid's order
+    return [closest] + [s for s in rest if s != closest]
+
+
 def standings(grid: RunsGrid, cells: list[Cell], rule: WinnerRule) -> list[Standing]:
     """The best series per (dataset, epsilon) on ``rule.metric``, in the grid's dataset order and
     increasing epsilon; series of ``grid.winners_exclude`` are left out.
@@ -121,7 +138,10 @@ def standings(grid: RunsGrid, cells: list[Cell], rule: WinnerRule) -> list[Stand
 
     Returns:
         One :class:`Standing` per (dataset, epsilon) where some series not excluded has the metric
-        defined and finite on every run. Ties in the mean go to the series listed first in the grid.
+        defined and finite on every run. Ties in the mean go to the series listed first in the grid,
+        except among the runners-up: of those tied in the mean (to a relative 1e-9), the runner-up
+        is the one with the largest Welch p-value against the winner (the lead is clear only if it
+        is clear of each).
     """
     sign = 1.0 if rule.better == "higher" else -1.0
     baseline = BASELINE_PREFIX + rule.metric if BASELINE_PREFIX + rule.metric in grid.columns else None
@@ -136,6 +156,9 @@ def standings(grid: RunsGrid, cells: list[Cell], rule: WinnerRule) -> list[Stand
                 continue
             # a stable sort: equal means keep the grid's order
             ranked = sorted(complete, key=lambda s: -sign * statistics.mean(found[(dataset, epsilon, s)].values))
+            if len(ranked) > 2:
+                ranked[1:] = _closest_first(ranked[0], ranked[1:], {s: found[(dataset, epsilon, s)].values
+                                                                    for s in ranked})
             ranked += [s for s in present if s not in complete]
             best = found[(dataset, epsilon, ranked[0])]
             second = found[(dataset, epsilon, ranked[1])] if len(ranked) > 1 else None
