@@ -53,7 +53,8 @@ def describe_validation_error(exc: Exception) -> str:
 
     Returns:
         ``"theta: Input should be greater than or equal to 1 (got 0)"``, one such line per invalid
-        field (newline-separated), or ``str(exc)`` for an exception that is not a validation error.
+        field (newline-separated; the input named once, not again where the message already has
+        "(got ...)"), or ``str(exc)`` for an exception that is not a validation error.
     """
     errors = getattr(exc, "errors", None)
     if not callable(errors):
@@ -66,7 +67,9 @@ def describe_validation_error(exc: Exception) -> str:
         by_field.setdefault(field, []).append(err.get("msg", "invalid value"))
         if "input" in err and not isinstance(err["input"], dict):
             inputs[field] = f" (got {err['input']!r})"
-    parts = [f"{field}: {' or '.join(dict.fromkeys(msgs))}{inputs.get(field, '')}" for field, msgs in by_field.items()]
+    joined = {field: " or ".join(dict.fromkeys(msgs)) for field, msgs in by_field.items()}
+    # the input is named once: a validator's own message may already say what it got
+    parts = [f"{field}: {text}{'' if '(got ' in text else inputs.get(field, '')}" for field, text in joined.items()]
     return "\n".join(parts) if parts else str(exc).split("\n")[0]
 
 
