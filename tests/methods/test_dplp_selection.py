@@ -6,6 +6,7 @@ from graphpriv.errors import ConfigError
 from graphpriv.evaluation.link import run_dplp as run
 from graphpriv.evaluation.link import run_seal
 from graphpriv.experiments.registry import make_config
+from graphpriv.experiments.store import config_hash
 from graphpriv.methods.dplp_selection import (
     HISTOGRAM_SENSITIVITY,
     degree_bins,
@@ -59,10 +60,49 @@ def test_auto_selection_spends_in_two_phases_within_budget():
     assert set(phases) == {"selection", "training"}
     assert result.privacy.epsilon <= 3.0
     assert result.info["selected_k"] in (2, 3) and result.info["selected_theta"] in (3, 5)
-    assert result.config["k"] == result.info["selected_k"]
+    # the result keeps "auto" (its store key): it never takes the place of the fixed-k run it chose
+    assert result.config["k"] == "auto" and result.config["theta"] == "auto"
+    chosen = make_config("dplp-ps", {"epsilon": 3.0, "theta": result.info["selected_theta"],
+                                     "k": result.info["selected_k"], "epochs": 2, "batch_size": 32,
+                                     "theta_candidates": (3, 5), "k_candidates": (2, 3)})
+    assert config_hash(result.config) != config_hash(chosen.model_dump(mode="json"))
 
 
 def test_auto_needs_a_private_path_method():
     graph = random_graph(60, 0.1, seed=1)
     with pytest.raises(ConfigError, match="auto"):
         run_seal(make_config("seal", {"theta": "auto", "epochs": 1}), graph, seed=0)
+
+
+def test_a_diverged_epoch_is_never_kept_and_all_diverged_keeps_the_initial_parameters(monkeypatch):
+    import math
+
+    import torch
+
+    from graphpriv.methods import dplp_subgraph
+
+    model = torch.nn.Linear(2, 1)
+    initial = {k: v.clone() for k, v in model.state_dict().items()}
+    aucs = iter([0.6, math.nan, 0.7, math.nan, 0.65])
+    selector = dplp_subgraph._Selector(model, lambda: next(aucs))
+    for epoch in range(1, 6):
+        with torch.no_grad():
+            model.weight.add_(1.0)
+        selector.end_epoch(epoch)
+    assert (selector.best_epoch, selector.best_auc, selector.diverged_epochs) == (3, 0.7, 2)
+    assert torch.equal(selector.state["weight"], initial["weight"] + 3.0)
+    # every epoch diverged: epoch 0, the data-independent initial parameters, no AUC
+    model = torch.nn.Linear(2, 1)
+    initial = {k: v.clone() for k, v in model.state_dict().items()}
+    selector = dplp_subgraph._Selector(model, lambda: math.nan)
+    for epoch in range(1, 4):
+        with torch.no_grad():
+            model.weight.fill_(math.nan)
+        assert selector.end_epoch(epoch) == {}
+    assert (selector.best_epoch, selector.best_auc, selector.diverged_epochs) == (0, None, 3)
+    assert torch.equal(selector.state["weight"], initial["weight"])
+    # the validation pass names a non-finite score nan instead of raising in roc_auc_score
+    monkeypatch.setattr(dplp_subgraph, "predict", lambda model, batches: torch.tensor([0.2, math.nan]))
+    monkeypatch.setattr(dplp_subgraph, "_eval_batches", lambda *args: iter(()))
+    fake = type("Subgraphs", (), {"edges": np.zeros((2, 0)), "labels": np.array([1, 0])})()
+    assert math.isnan(dplp_subgraph._ValidationAUC(model, fake, None, 0)())

@@ -118,11 +118,11 @@ def _run_subgraph(cls: type[DPLPLinkPredictor], config: DPLPConfig, data: Data, 
                   progress: Progress) -> Result:
     data = check_data(data, method=method)
     estimator = cls(random_state=check_seed(seed), **config.model_dump())
-    result = evaluate_link_predictor(estimator, data, method=method, val_ratio=config.val_ratio,
-                                     test_ratio=config.test_ratio, progress=progress)
-    # the configuration that was trained: k and theta after "auto" selection
-    resolved = estimator.config.model_copy(update={"k": estimator.k_, "theta": estimator.theta_})
-    return result.model_copy(update={"config": resolved.model_dump(mode="json")})
+    # the result keeps the configuration as asked (k / theta "auto" included): it is the run's key in
+    # a results store, so an "auto" run never takes the place of the fixed-k run whose k it chose;
+    # what "auto" selected is in info (selected_k, selected_theta)
+    return evaluate_link_predictor(estimator, data, method=method, val_ratio=config.val_ratio,
+                                   test_ratio=config.test_ratio, progress=progress)
 
 
 def run_dplp(config: DPLPConfig, data: Data, *, seed: int, method: str = "dplp-ps",
@@ -138,7 +138,8 @@ def run_dplp(config: DPLPConfig, data: Data, *, seed: int, method: str = "dplp-p
     Returns:
         :class:`Result`: ``test_auc``, ``val_auc``; the privacy report (edge level; phases
         ``selection`` when used, and ``training``); info (M, group size, empirical max |LSN|, noise
-        multiplier, sizes, best epoch); ``config`` with k and theta as selected.
+        multiplier, sizes, best epoch; ``selected_k`` / ``selected_theta`` where ``auto`` chose
+        them); ``config`` as given (``"auto"`` kept: the run's key in a results store).
 
     Raises:
         DatasetError: malformed ``data``, too few edges to split. ConfigError: a bad seed, batch

@@ -224,7 +224,10 @@ class _ValidationAUC:
             if self.batches is None:
                 self.batches = list(_eval_batches(self.subgraphs, self.config, self.cap))
             batches = self.batches
-        return float(roc_auc_score(self.subgraphs.labels, predict(self.model, batches).numpy()))
+        scores = predict(self.model, batches).numpy()
+        if not np.isfinite(scores).all():  # a diverged model (noisy steps can blow up): no AUC
+            return math.nan
+        return float(roc_auc_score(self.subgraphs.labels, scores))
 
 
 def make_optimizer(model: torch.nn.Module, config: DPLPConfig) -> torch.optim.Optimizer:
@@ -294,10 +297,13 @@ def _group_of(config: DPLPConfig) -> int:
 
 class _Selector:
     """Keeps the parameters of the epoch with the best validation AUC (first best on ties); without
-    a validation set, the last epoch."""
+    a validation set, the last epoch. An epoch whose validation scores are not finite (the model
+    diverged: ``nan``) is counted in ``diverged_epochs`` and never kept; if every epoch diverged,
+    the initial parameters (epoch 0, data-independent) are kept."""
 
     def __init__(self, model: torch.nn.Module, validate) -> None:
         self.model, self.validate, self.best_auc, self.best_epoch = model, validate, None, 0
+        self.diverged_epochs = 0
         self.state = copy.deepcopy(model.state_dict()) if validate is not None else None
 
     def end_epoch(self, epoch: int) -> dict[str, float]:
@@ -306,6 +312,9 @@ class _Selector:
             self.best_epoch = epoch
             return {}
         val_auc = self.validate()
+        if math.isnan(val_auc):
+            self.diverged_epochs += 1
+            return {} if self.best_auc is None else {"val_auc": self.best_auc}
         if self.best_auc is None or val_auc > self.best_auc:
             self.best_auc, self.best_epoch = val_auc, epoch
             self.state = copy.deepcopy(self.model.state_dict())
@@ -580,6 +589,8 @@ class DPLPLinkPredictor(Estimator):
                 model.load_state_dict(selector.state)
         model.eval()
         info["best_epoch"] = selector.best_epoch
+        if selector.diverged_epochs:
+            info["diverged_epochs"] = selector.diverged_epochs
         spent_any = config.private or bool(ledger.phases)
         report = (ledger.report(target_epsilon=config.epsilon, notes=_notes(config, validated=val is not None))
                   if spent_any else None)
