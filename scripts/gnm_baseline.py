@@ -16,19 +16,21 @@ computes PGB's query errors exactly as the protocol does
 (:func:`graphpriv.evaluation.synthesis.query_errors`, the same queries' seed), and prints the mean
 over seeds. With ``--results`` it reads the leaderboard's per-run results
 (``synthesis-leaderboard-{degrees,paths,communities}.csv``) and shows, per graph and query, the
-best edge-level generator's mean at each ``--at-epsilon`` beside G(n, m)'s. Means only: no test over seeds (the table's "which series wins where" has those).
+best edge-level generator's mean at each ``--at-epsilon`` beside G(n, m)'s. Means only: no test
+over seeds (the table's "which series wins where" has those). The generators and their names are
+the leaderboard grid's series; those its "which series wins where" leaves out are node level.
 Community NMI is higher-better; every other query is an error (lower-better). Node and edge
 counts and average degree are left out of the comparison: G(n, m) is given them exactly.
 
-A last table counts, per generator (PrivDPR, node level, in its own row) and epsilon, the (graph, query) pairs on which its mean beats
-G(n, m)'s. A generator whose release is uniform pairs (TmF and LapGraph at a small epsilon, where
-few true edges pass the threshold) beats it about half the time, by chance.
+A last table counts, per generator (PrivDPR, node level, in its own row) and epsilon, the (graph,
+query) pairs on which its mean beats G(n, m)'s. A generator whose release is mostly uniform pairs
+(TmF and LapGraph at a small epsilon, where few true edges pass the threshold) is close to G(n, m)
+and beats it on about half the pairs (a coin's share).
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 from collections import defaultdict
 from pathlib import Path
 
@@ -39,15 +41,23 @@ from graphpriv.data.graph import sample_absent_pairs
 from graphpriv.data.release import PublishedGraph
 from graphpriv.data.splits import link_split
 from graphpriv.evaluation.synthesis import query_errors
+from graphpriv.experiments.grid import load_grid
+from graphpriv.experiments.results import read_results
+from graphpriv.experiments.tables import BASELINE_PREFIX
 
 DATASETS = ["cora", "citeseer", "usair", "yeast", "facebook", "p2p_gnutella08", "fb100-amherst41"]
 TABLES = ["degrees", "paths", "communities"]
 HIGHER_BETTER = {"community_nmi"}
 GIVEN = {"num_nodes_re", "num_edges_re", "average_degree_re"}
-EDGE_LEVEL = ["tmf", "dp-1k", "privgraph", "lapgraph-synthesis", "edgerand-synthesis"]
-NODE_LEVEL = ["privdpr"]
-NAMES = {"tmf": "TmF", "dp-1k": "DP-1K", "privgraph": "PrivGraph", "lapgraph-synthesis": "LapGraph",
-         "edgerand-synthesis": "EdgeRand", "privdpr": "PrivDPR (node level)"}
+
+
+def generators() -> tuple[list[str], list[str]]:
+    """The leaderboard's series, in its grid's order: ``(edge level, node level)``, the node-level
+    ones being those its "which series wins where" leaves out (``winners_exclude``)."""
+    grid = load_grid(f"synthesis-leaderboard-{TABLES[0]}")
+    series = list(dict.fromkeys(row.series for row in grid.rows))
+    return ([s for s in series if s not in grid.winners_exclude],
+            [s for s in series if s in grid.winners_exclude])
 
 
 def gnm_graph(graph: PublishedGraph, rng: np.random.Generator) -> PublishedGraph:
@@ -65,23 +75,21 @@ def gnm_errors(data, seed: int) -> dict[str, float]:
 
 
 def leaderboard_means(results: Path) -> dict[tuple[str, str, str, float], float]:
-    """Mean over seeds of each (dataset, method, query, epsilon) in the leaderboard's result files.
-
-    Rows of the generators in ``EDGE_LEVEL`` and ``NODE_LEVEL`` only; a query left empty on a run
-    (undefined there) is left out of that cell's mean.
+    """Mean over seeds of each (dataset, series, query, epsilon) in the leaderboard's result files
+    (``results/synthesis-leaderboard-{degrees,paths,communities}.csv``, read as their tables read
+    them: :func:`graphpriv.experiments.results.read_results`); epsilon is the row's nominal one, and
+    a query undefined on a run is left out of that cell's mean.
     """
     values: dict[tuple[str, str, str, float], list[float]] = defaultdict(list)
     for table in TABLES:
-        path = results / f"synthesis-leaderboard-{table}.csv"
-        with path.open() as handle:
-            rows = csv.DictReader(line for line in handle if not line.startswith("#"))
-            for row in rows:
-                if row["method"] not in EDGE_LEVEL + NODE_LEVEL:
-                    continue
-                eps = round(float(row["epsilon"]), 1)
-                for key, value in row.items():
-                    if key.endswith(("_re", "_kl", "_nmi", "_mae")) and value not in ("", None):
-                        values[(row["dataset"], row["method"], key, eps)].append(float(value))
+        grid = load_grid(f"synthesis-leaderboard-{table}")
+        rows = {row.label: row for row in grid.rows}
+        records, _ = read_results(results / f"{grid.name}.csv", grid)
+        for record in records:
+            row = rows[record.row]
+            for query, value in record.metrics.items():
+                if not query.startswith(BASELINE_PREFIX):
+                    values[(record.dataset, row.series, query, float(row.settings["epsilon"]))].append(value)
     return {key: float(np.mean(v)) for key, v in values.items()}
 
 
@@ -114,6 +122,7 @@ def main() -> None:
         lines.append(f"| {q} | " + " | ".join(cells) + " |")
     if args.results is not None:
         means = leaderboard_means(args.results)
+        edge_level, node_level = generators()
         compared = [q for q in queries if q not in GIVEN and any(k[2] == q for k in means)]
         sign = {q: 1 if q in HIGHER_BETTER else -1 for q in compared}
         for eps in args.at_epsilon:
@@ -123,12 +132,12 @@ def main() -> None:
             for q in compared:
                 cells = []
                 for d in args.datasets:
-                    cands = [(sign[q] * means[(d, m, q, eps)], m) for m in EDGE_LEVEL if (d, m, q, eps) in means]
+                    cands = [(sign[q] * means[(d, m, q, eps)], m) for m in edge_level if (d, m, q, eps) in means]
                     if not cands or q not in gnm[d]:
                         cells.append("-")
                         continue
                     value, best = max(cands)
-                    text = f"{NAMES[best]} {100 * sign[q] * value:.1f}"
+                    text = f"{best} {100 * sign[q] * value:.1f}"
                     cells.append((f"**{text}**" if value > sign[q] * gnm[d][q] else text) + f" ({100 * gnm[d][q]:.1f})")
                 lines.append(f"| {q} | " + " | ".join(cells) + " |")
         epsilons = sorted({k[3] for k in means})
@@ -136,14 +145,14 @@ def main() -> None:
                       f"(the {len(compared)} queries above on {len(args.datasets)} graphs)", "",
                   "| generator | " + " | ".join(f"eps {e:g}" for e in epsilons) + " |",
                   "|---|" + "---|" * len(epsilons)]
-        for m in EDGE_LEVEL + NODE_LEVEL:
+        for m in edge_level + node_level:
             cells = []
             for eps in epsilons:
                 pairs = [(d, q) for d in args.datasets for q in compared
                          if (d, m, q, eps) in means and q in gnm[d]]
                 wins = sum(sign[q] * means[(d, m, q, eps)] > sign[q] * gnm[d][q] for d, q in pairs)
                 cells.append(f"{wins} of {len(pairs)}" if pairs else "-")
-            lines.append(f"| {NAMES[m]} | " + " | ".join(cells) + " |")
+            lines.append(f"| {m} | " + " | ".join(cells) + " |")
     report = "\n".join(lines) + "\n"
     print(report)
     if args.out is not None:

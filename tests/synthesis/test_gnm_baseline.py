@@ -32,16 +32,34 @@ def test_gnm_graph_has_the_input_node_and_edge_counts_and_no_community_structure
     assert draw.num_edges == graph.num_edges and draw.num_nodes == graph.num_nodes
 
 
-def test_leaderboard_means_average_each_cell_and_keep_only_the_generators(tmp_path):
-    header = "row,dataset,method,seed,epsilon,degree_variance_re,community_nmi\n"
-    rows = ["a,cora,tmf,0,0.99996,0.2,", "a,cora,tmf,1,0.99996,0.4,", "b,cora,privdpr,0,1.0,0.0,", "d,cora,dpar,0,1.0,0.5,",
-            "c,cora,dp-1k,0,8.0,0.1,"]
-    for table in gnm.TABLES:  # one table holds the runs, the others only their header
-        body = rows if table == "degrees" else []
-        (tmp_path / f"synthesis-leaderboard-{table}.csv").write_text("# comment\n" + header + "".join(r + "\n" for r in body))
+def test_leaderboard_means_average_each_cell_by_series_and_nominal_epsilon(tmp_path):
+    from graphpriv.experiments.grid import load_grid
+    from graphpriv.experiments.results import write_results
+    from graphpriv.experiments.tables import RunRecord
+
+    def record(label, seed, epsilon, **metrics):
+        return RunRecord(row=label, dataset="cora", method="tmf", seed=seed, config_hash="0", settings="{}",
+                         metrics=metrics, epsilon=epsilon, delta=1e-5, accounting="rigorous", accountant="pld",
+                         noise_multiplier=None, seconds=1.0)
+
+    meta = {"command": "c", "machine": "m", "seeds": "5"}
+    for table in gnm.TABLES:  # the degrees table holds the runs, the others none
+        grid = load_grid(f"synthesis-leaderboard-{table}")
+        records = [record("TmF, eps 1", 0, 0.99996, degree_variance_re=0.2),
+                   record("TmF, eps 1", 1, 0.99996, degree_variance_re=0.4),
+                   record("PrivDPR (node level), eps 1", 0, 1.0, degree_variance_re=0.0),
+                   record("DP-1K, eps 8", 0, 8.0, degree_variance_re=0.1, triangles_re=0.5),
+                   record("DP-1K, eps 8", 1, 8.0, degree_variance_re=0.3)] if table == "degrees" else []
+        write_results(tmp_path / f"{grid.name}.csv", grid, records, meta=meta)
     means = gnm.leaderboard_means(tmp_path)
-    assert np.isclose(means[("cora", "tmf", "degree_variance_re", 1.0)], 0.3)
-    assert means[("cora", "privdpr", "degree_variance_re", 1.0)] == 0.0
-    assert ("cora", "dpar", "degree_variance_re", 1.0) not in means
-    assert ("cora", "tmf", "community_nmi", 1.0) not in means  # empty: undefined on those runs
-    assert means[("cora", "dp-1k", "degree_variance_re", 8.0)] == 0.1  # one run: its value
+    assert np.isclose(means[("cora", "TmF", "degree_variance_re", 1.0)], 0.3)  # keyed by the row's epsilon
+    assert means[("cora", "PrivDPR (node level)", "degree_variance_re", 1.0)] == 0.0
+    assert np.isclose(means[("cora", "DP-1K", "degree_variance_re", 8.0)], 0.2)
+    assert means[("cora", "DP-1K", "triangles_re", 8.0)] == 0.5  # undefined on seed 1: one run's value
+    assert ("cora", "TmF", "triangles_re", 1.0) not in means
+
+
+def test_the_generators_are_the_grids_series_with_node_level_apart():
+    edge_level, node_level = gnm.generators()
+    assert edge_level == ["TmF", "DP-1K", "PrivGraph", "LapGraph", "EdgeRand"]
+    assert node_level == ["PrivDPR (node level)"]
