@@ -74,6 +74,22 @@ def gnm_errors(data, seed: int) -> dict[str, float]:
     return metrics
 
 
+def graph_facts(data) -> dict[str, float]:
+    """What the trivial baselines of ``data`` (PyG Data) rest on: N, the protocol's 80% graph's edge
+    count m, its density rho = m / (N(N-1)/2), ln(1/rho) (the epsilon at which half of a
+    pair-by-pair release, TmF, LapGraph or EdgeRand, is true edges: docs/synthesis.md) and, for a
+    labelled graph, the majority class's share of the labelled nodes (nan without labels)."""
+    split = link_split(data, val_ratio=0.0, test_ratio=0.2, seed=0)  # m is the same for every seed
+    n, m = int(data.num_nodes), int(PublishedGraph(split.train_edge_index, int(data.num_nodes)).num_edges)
+    rho = m / (n * (n - 1) / 2)
+    y = getattr(data, "y", None)
+    labelled = y[y >= 0] if y is not None and y.dim() == 1 else None
+    majority = (float(labelled.bincount().max()) / labelled.numel() if labelled is not None and labelled.numel()
+                else float("nan"))
+    return {"nodes": n, "edges": m, "density": rho, "ln_inverse_density": float(np.log(1 / rho)),
+            "majority_share": majority}
+
+
 def leaderboard_means(results: Path) -> dict[tuple[str, str, str, float], float]:
     """Mean over seeds of each (dataset, series, query, epsilon) in the leaderboard's result files
     (``results/synthesis-leaderboard-{degrees,paths,communities}.csv``, read as their tables read
@@ -105,8 +121,10 @@ def main() -> None:
     args = parser.parse_args()
 
     gnm: dict[str, dict[str, float]] = {}
+    facts: dict[str, dict[str, float]] = {}
     for dataset in args.datasets:
         data = load(dataset)
+        facts[dataset] = graph_facts(data)
         runs = [gnm_errors(data, seed) for seed in range(args.seeds)]
         keys = sorted(set().union(*runs))
         gnm[dataset] = {k: float(np.mean([r[k] for r in runs if k in r])) for k in keys}
@@ -120,6 +138,14 @@ def main() -> None:
     for q in queries:
         cells = [f"{100 * gnm[d][q]:.2f}" if q in gnm[d] else "-" for d in args.datasets]
         lines.append(f"| {q} | " + " | ".join(cells) + " |")
+    lines += ["", "The graphs: the 80% graph's nodes, edges, density rho and ln(1/rho), and the majority "
+                  "class's share of the labelled nodes (%)", "",
+              "| graph | nodes | edges | rho | ln(1/rho) | majority class (%) |", "|---|---|---|---|---|---|"]
+    for d in args.datasets:
+        f = facts[d]
+        majority = f"{100 * f['majority_share']:.1f}" if np.isfinite(f["majority_share"]) else "-"
+        lines.append(f"| {d} | {f['nodes']} | {f['edges']} | {f['density']:.2e} | {f['ln_inverse_density']:.2f} | "
+                     f"{majority} |")
     if args.results is not None:
         means = leaderboard_means(args.results)
         edge_level, node_level = generators()

@@ -32,6 +32,16 @@ def test_gnm_graph_has_the_input_node_and_edge_counts_and_no_community_structure
     assert draw.num_edges == graph.num_edges and draw.num_nodes == graph.num_nodes
 
 
+def test_graph_facts_are_the_80_percent_graphs_density_and_the_majority_share():
+    data = _ring_of_cliques()  # 30 nodes, 66 edges: the 80% graph keeps 66 - round(0.2 * 66) = 53
+    facts = gnm.graph_facts(data)
+    assert facts["nodes"] == 30 and facts["edges"] == 53
+    assert np.isclose(facts["density"], 53 / 435) and np.isclose(facts["ln_inverse_density"], np.log(435 / 53))
+    assert np.isnan(facts["majority_share"])  # no labels
+    data.y = torch.tensor([0] * 12 + [1] * 10 + [2] * 6 + [-1] * 2)  # two unlabelled nodes
+    assert gnm.graph_facts(data)["majority_share"] == 12 / 28
+
+
 def test_leaderboard_means_average_each_cell_by_series_and_nominal_epsilon(tmp_path):
     from graphpriv.experiments.grid import load_grid
     from graphpriv.experiments.results import write_results
