@@ -2,7 +2,8 @@
 same inputs (a GAE trained twice on one graph, the input graph's ceiling and queries asked for by
 every generator and epsilon of a leaderboard).
 
-Used by :func:`graphpriv.nn.gae.gae_embeddings`, the synthesis protocol
+Used by :func:`graphpriv.nn.gae.gae_embeddings`, DPLP's evaluation subgraphs
+(:func:`graphpriv.linkpred.evaluation_sets.evaluation_subgraphs`), the synthesis protocol
 (:mod:`graphpriv.evaluation.synthesis`) and the publishing protocol's input-graph baseline
 (:func:`graphpriv.evaluation.publishing.input_graph_metrics`). Imports nothing heavy (no torch: tensors are read through
 ``detach().cpu().numpy()``).
@@ -57,14 +58,20 @@ class Memo:
         self.items: OrderedDict[Hashable, Any] = OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, key: Hashable, compute: Callable[[], Any], *, keep: Callable[[Any], bool] = lambda value: True) -> Any:
+    def get(self, key: Hashable, compute: Callable[[], Any], *, keep: Callable[[Any], bool] = lambda value: True,
+            free_first: bool = False) -> Any:
         """The value kept for ``key``, or ``compute()``, kept when ``keep(value)`` (dropping the least
         recently used beyond ``size``). The value itself is returned: a caller that may change it
-        returns a copy to its own callers."""
+        returns a copy to its own callers. ``free_first``: on a miss, drop the least recently used
+        value before computing when the memo is full, so that a memo of large values never holds
+        ``size`` of them while computing one more."""
         with self.lock:
             if key in self.items:
                 self.items.move_to_end(key)
                 return self.items[key]
+            if free_first:
+                while self.items and len(self.items) >= self.size:
+                    self.items.popitem(last=False)
         value = compute()
         if keep(value):
             with self.lock:

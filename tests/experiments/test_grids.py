@@ -97,6 +97,18 @@ def test_a_grids_max_seeds_applies_to_every_row_under_the_rows_own(tmp_path):
     assert aa.seeds_on("usair", 3) == 3  # never more than the run's seeds
 
 
+def test_a_tables_runs_go_split_by_split_each_row_at_its_own_seeds(tmp_path):
+    from graphpriv.experiments.reproduce import table_runs
+
+    text = GOOD.replace("datasets: [usair]", "datasets: [usair, yeast]")
+    text += "  - {label: AA, method: aa, max_seeds: {usair: 1}}\n"
+    runs = table_runs(read_grid(_write(tmp_path, "t", text)), 3)
+    got = [(run.dataset, run.seed, run.method) for run in runs]
+    assert got == [("usair", 0, "cn"), ("usair", 0, "aa"), ("usair", 1, "cn"), ("usair", 2, "cn"),
+                   ("yeast", 0, "cn"), ("yeast", 0, "aa"), ("yeast", 1, "cn"), ("yeast", 1, "aa"),
+                   ("yeast", 2, "cn"), ("yeast", 2, "aa")]
+
+
 def test_an_audit_grid_row_is_checked_as_graphpriv_audit_checks_its_options(tmp_path):
     text = ("kind: audit\nname: a\ntitle: T\nsource: S\ndatasets: [cora]\nrows:\n"
             "  - {label: no noise, method: dpar-nodp}\n")

@@ -108,10 +108,14 @@ def quick_grid(grid: Grid) -> Grid:
 
 
 def table_runs(grid: RunsGrid, seeds: int) -> list[SweepRun]:
-    """Every (row, dataset, seed) of the table as a validated sweep run."""
+    """Every (row, dataset, seed) of the table as a validated sweep run, in (dataset, seed, row) order:
+    the cells of one split run one after another, so that a worker reuses the split's evaluation
+    subgraphs (:func:`graphpriv.linkpred.evaluation_sets.evaluation_subgraphs`)."""
+    last = grid.first_seed + max((row.seeds_on(dataset, seeds) for dataset in grid.datasets for row in grid.rows),
+                                 default=0)
     return [make_run(row.method, dataset, seed, row.settings_for(dataset))
-            for dataset in grid.datasets for row in grid.rows
-            for seed in range(grid.first_seed, grid.first_seed + row.seeds_on(dataset, seeds))]
+            for dataset in grid.datasets for seed in range(grid.first_seed, last) for row in grid.rows
+            if seed < grid.first_seed + row.seeds_on(dataset, seeds)]
 
 
 def update_block(doc: Path, name: str, text: str, *, create: bool = True) -> bool:

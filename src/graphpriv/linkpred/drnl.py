@@ -55,11 +55,13 @@ def _bfs_local(indptr, indices, source, banned, dist, queue):  # pragma: no cove
 def localize_and_label(node_ptr, nodes, edge_ptr, edge_a, edge_b, num_global):  # pragma: no cover
     """Relabel each subgraph's global ids to 0..n-1 (u = 0, v = 1) and compute DRNL labels.
 
-    Returns ``(local_a, local_b, z)`` aligned with ``edge_a/edge_b`` and ``nodes``.
+    Returns ``(local_edges [2, E], z [total_nodes])``, aligned with ``edge_a/edge_b`` and ``nodes``
+    (one array for both rows: the set keeps it as it is, without stacking a copy).
     """
     local = np.full(num_global, -1, np.int64)
-    local_a = np.empty(edge_a.size, np.int64)
-    local_b = np.empty(edge_b.size, np.int64)
+    local_edges = np.empty((2, edge_a.size), np.int64)
+    local_a = local_edges[0]
+    local_b = local_edges[1]
     z = np.zeros(nodes.size, np.int64)
     deg = np.empty(0, np.int64)
     indptr = np.empty(0, np.int64)
@@ -107,4 +109,4 @@ def localize_and_label(node_ptr, nodes, edge_ptr, edge_a, edge_b, num_global):  
                 z[n0 + j] = drnl_of(a, b)
         for j in range(size):
             local[nodes[n0 + j]] = -1
-    return local_a, local_b, z
+    return local_edges, z

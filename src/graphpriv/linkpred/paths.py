@@ -263,6 +263,15 @@ def path_subgraph_edges(adj: sp.csr_matrix, links: np.ndarray, *, k: int) -> tup
     Raises:
         ValueError: k outside 2..6 or links out of range.
     """
+    ptr, a, b = path_subgraph_edge_rows(adj, links, k=k)
+    return ptr, np.stack([a, b])
+
+
+def path_subgraph_edge_rows(adj: sp.csr_matrix, links: np.ndarray, *,
+                            k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`path_subgraph_edges` with the edges' two rows as they come from the kernel,
+    ``(ptr [L + 1], edge_a [total], edge_b [total])``, for a caller that joins many calls' rows
+    into one array (no ``[2, total]`` copy of each). Same arguments and errors."""
     if not 2 <= k <= 6:
         raise ValueError(f"'k' must be in 2..6 (got {k}); longer paths make subgraphs and the "
                          "sensitivity bound explode")
@@ -270,8 +279,7 @@ def path_subgraph_edges(adj: sp.csr_matrix, links: np.ndarray, *, k: int) -> tup
     if not adj.has_sorted_indices:  # the last edge of a path is found by binary search in its row
         adj = adj.sorted_indices()
     kernel = _short_path_edges if k <= 4 else _path_subgraph_edges
-    ptr, a, b = kernel(adj.indptr.astype(np.int64), adj.indices.astype(np.int64), links[0], links[1], k)
-    return ptr, np.stack([a, b])
+    return kernel(adj.indptr.astype(np.int64), adj.indices.astype(np.int64), links[0], links[1], k)
 
 
 def _check_links(links: np.ndarray, num_nodes: int) -> np.ndarray:

@@ -12,13 +12,14 @@ import torch
 from torch import Tensor
 
 from graphpriv.linkpred.drnl import localize_and_label
+from graphpriv.linkpred.local_rows import local_adjacency_rows, local_degrees
 from graphpriv.linkpred.neighbourhood import (
     capped_neighbourhood_subgraphs,
     concat_parts,
     link_chunks,
     neighbourhood_subgraphs,
 )
-from graphpriv.linkpred.paths import path_subgraph_edges, path_subgraph_nodes
+from graphpriv.linkpred.paths import path_subgraph_edge_rows, path_subgraph_nodes
 from graphpriv.nn.subgraph_gnn import SparseBatch
 from graphpriv.progress import Progress, no_progress
 
@@ -58,11 +59,8 @@ class SubgraphSet:
     @cached_property
     def degrees(self) -> np.ndarray:
         """``[total_nodes]`` int64: each node's neighbours in its own subgraph (computed once, for
-        every batch of every epoch)."""
-        offset = np.repeat(self.node_ptr[:-1], np.diff(self.edge_ptr))
-        total = self.nodes.size
-        return (np.bincount(offset + self.local_edges[0], minlength=total)
-                + np.bincount(offset + self.local_edges[1], minlength=total))
+        every batch of every epoch; :func:`~graphpriv.linkpred.local_rows.local_degrees`)."""
+        return local_degrees(self.node_ptr, self.edge_ptr, self.local_edges)
 
     @cached_property
     def target_edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -84,21 +82,9 @@ class SubgraphSet:
         entry_ptr [L + 1] int64)``: each node's row of A + I in its own subgraph, the local ids of
         its neighbours and of itself in increasing order; subgraph i's rows are the contiguous
         entries ``entry_ptr[i]:entry_ptr[i+1]`` (computed once, so that a batch's sparse A + I is a
-        gather, not a sort)."""
-        owner = np.repeat(np.arange(len(self)), np.diff(self.edge_ptr))
-        a, b = self.local_edges
-        base = self.node_ptr[:-1][owner]
-        flat = np.arange(self.nodes.size)
-        local = flat - np.repeat(self.node_ptr[:-1], self.num_nodes_per_subgraph)
-        rows = np.concatenate([base + b, base + a, flat])
-        cols = np.concatenate([a, b, local])
-        width = int(self.num_nodes_per_subgraph.max()) if len(self) else 1
-        # scipy's COO -> CSR: a counting sort of the rows, then each row's columns sorted (several
-        # times faster than a lexsort of both keys on DPLP's large evaluation sets)
-        pattern = sp.csr_matrix((np.ones(rows.size, dtype=np.int8), (rows, cols)), shape=(self.nodes.size, width))
-        pattern.sort_indices()
-        row_ptr = pattern.indptr.astype(np.int64)
-        return row_ptr, pattern.indices.astype(np.int32, copy=False), row_ptr[self.node_ptr]
+        gather, not a sort; :func:`~graphpriv.linkpred.local_rows.local_adjacency_rows`)."""
+        row_ptr, col = local_adjacency_rows(self.node_ptr, self.edge_ptr, self.local_edges, self.degrees)
+        return row_ptr, col, row_ptr[self.node_ptr]
 
     @property
     def num_nodes_per_subgraph(self) -> np.ndarray:
@@ -136,24 +122,37 @@ def extract_subgraphs(adj: sp.csr_matrix, links: np.ndarray, labels: np.ndarray,
     if max_nodes is not None and (Extractor(extractor) is Extractor.PATH or rng is None):
         raise ValueError("'max_nodes' cuts neighbourhood subgraphs and needs an 'rng' for its ties")
     if Extractor(extractor) is Extractor.PATH:
-        parts = []
-        for chunk in link_chunks(links.shape[1]):
-            part_edge_ptr, part_edges = path_subgraph_edges(adj, links[:, chunk], k=k)
-            part_node_ptr, part_nodes = path_subgraph_nodes(part_edge_ptr, part_edges, links[:, chunk], num_nodes)
-            parts.append((part_node_ptr, part_nodes, part_edge_ptr, *part_edges))
-            progress(chunk.stop, links.shape[1])
-        node_ptr, nodes, edge_ptr, *edges = concat_parts(parts)
-        edges = np.stack(edges)
+        node_ptr, nodes, edge_ptr, edges = _path_subgraphs(adj, links, k=k, progress=progress)
     elif max_nodes is not None:
         node_ptr, nodes, edge_ptr, edges, cut_labels = capped_neighbourhood_subgraphs(
             adj, links, h=h, max_nodes=max_nodes, rng=rng, progress=progress)
     else:
         node_ptr, nodes, edge_ptr, edges = neighbourhood_subgraphs(adj, links, h=h, progress=progress)
-    la, lb, z = localize_and_label(node_ptr, nodes, edge_ptr, edges[0], edges[1], num_nodes)
+    local_edges, z = localize_and_label(node_ptr, nodes, edge_ptr, edges[0], edges[1], num_nodes)
     if cut_labels is not None:  # a cut subgraph keeps the labels of the whole one
         z = np.where(cut_labels >= 0, cut_labels, z)
     return SubgraphSet(links, np.asarray(labels, dtype=np.float32), node_ptr, nodes, z, edge_ptr,
-                       edges, np.stack([la, lb]))
+                       edges, local_edges)
+
+
+def _path_subgraphs(adj: sp.csr_matrix, links: np.ndarray, *, k: int,
+                    progress: Progress) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(node_ptr [L+1], nodes, edge_ptr [L+1], edges [2, E])`` of the path subgraphs, extracted
+    :data:`~graphpriv.linkpred.neighbourhood.CHUNK` links at a time; each chunk's edge rows are
+    copied once, into their place in ``edges``."""
+    parts, rows = [], []
+    for chunk in link_chunks(links.shape[1]):
+        edge_ptr, *edges = path_subgraph_edge_rows(adj, links[:, chunk], k=k)
+        node_ptr, nodes = path_subgraph_nodes(edge_ptr, edges, links[:, chunk], adj.shape[0])
+        parts.append((node_ptr, nodes, edge_ptr, edges[0][:0], edges[1][:0]))  # the rows are joined below
+        rows.append(edges)
+        progress(chunk.stop, links.shape[1])
+    node_ptr, nodes, edge_ptr = concat_parts(parts)[:3]
+    edges = np.empty((2, int(edge_ptr[-1])), np.int64)
+    for row in (0, 1):
+        if rows:
+            np.concatenate([part[row] for part in rows], out=edges[row])
+    return node_ptr, nodes, edge_ptr, edges
 
 
 def _ranges(ptr: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

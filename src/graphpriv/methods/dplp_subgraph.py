@@ -46,6 +46,7 @@ from graphpriv.data.validation import check_data, check_node_pairs
 from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.linkpred.dependency import check_dependency_bound
 from graphpriv.linkpred.drnl import max_drnl_label
+from graphpriv.linkpred.evaluation_sets import evaluation_subgraphs
 from graphpriv.linkpred.examples import training_links, uniform_training_links
 from graphpriv.linkpred.projection import project_degree
 from graphpriv.linkpred.subgraph_clipping import subgraph_clipped_sum
@@ -567,10 +568,10 @@ class DPLPLinkPredictor(Estimator):
                 info["empirical_max_lsn"] = check_dependency_bound(train_set, num_nodes, bound)
             val_set = None
             if val is not None:
-                val_set = extract_subgraphs(adj, np.concatenate(val, axis=1),
-                                            np.concatenate([np.ones(val[0].shape[1]), np.zeros(val[1].shape[1])]),
-                                            extractor=config.extractor, k=config.k, h=config.h,
-                                            progress=phase_progress(progress, "validation extraction"))
+                val_set = evaluation_subgraphs(adj, np.concatenate(val, axis=1),
+                                               np.concatenate([np.ones(val[0].shape[1]), np.zeros(val[1].shape[1])]),
+                                               extractor=config.extractor, k=config.k, h=config.h,
+                                               progress=phase_progress(progress, "validation extraction"))
         info["max_subgraph_nodes"] = int(train_set.num_nodes_per_subgraph.max())
         if config.sort_k == "auto":  # SEAL's DGCNN: the percentile of the training subgraphs' sizes
             config = config.model_copy(update={"sort_k": sort_pool_size(train_set.num_nodes_per_subgraph,
@@ -607,7 +608,9 @@ class DPLPLinkPredictor(Estimator):
         """Link probabilities of node pairs of the fitted graph (or of the graph ``data``).
 
         Each pair's subgraph (path or h-hop, as fitted) is extracted from ``graph_`` (or from
-        ``data``'s graph) without the pair's own edge, DRNL-labelled and scored by ``model_``.
+        ``data``'s graph) without the pair's own edge, DRNL-labelled and scored by ``model_``. The
+        subgraphs of the last pairs asked for are kept for the next call (and fit) with the same
+        graph, pairs and k (:func:`~graphpriv.linkpred.evaluation_sets.evaluation_subgraphs`).
 
         Args:
             pairs: ``[2, P]`` integer node ids in ``[0, num_nodes_)`` (LongTensor or numpy), u != v.
@@ -630,8 +633,8 @@ class DPLPLinkPredictor(Estimator):
         if pairs.shape[1] == 0:
             return torch.empty(0)
         config = self._fit_config
-        subgraphs = extract_subgraphs(adj, pairs, np.zeros(pairs.shape[1]),
-                                      extractor=config.extractor, k=config.k, h=config.h)
+        subgraphs = evaluation_subgraphs(adj, pairs, np.zeros(pairs.shape[1]),
+                                         extractor=config.extractor, k=config.k, h=config.h)
         return _scores(self.model_, subgraphs, config, label_cap(config))
 
     def score(self, pos: Any, neg: Any, *, data: Data | None = None) -> float:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 
 import networkx as nx
+import numpy as np
+import scipy.sparse as sp
 
 
 def path_subgraph_edges_nx(graph: nx.Graph, u: int, v: int, k: int) -> set[tuple[int, int]]:
@@ -56,9 +58,6 @@ def appr_ista_dense(adj, seeds, *, alpha: float = 0.25, rho: float = 1e-4, tol: 
     added): q <- soft_threshold(q - grad, rho alpha sqrt(d)), grad = Q q - alpha D^-1/2 s. The
     plain textbook iteration that :func:`graphpriv.propagation.appr.appr_ista` (sparse iterate) is
     tested and benchmarked against. Returns ``([M, N] dense P, iterations)``."""
-    import numpy as np
-    import scipy.sparse as sp
-
     a = sp.csr_matrix(adj, dtype=np.float64, copy=True)
     a.data[:] = 1.0
     a.setdiag(1.0)
@@ -79,3 +78,31 @@ def appr_ista_dense(adj, seeds, *, alpha: float = 0.25, rho: float = 1e-4, tol: 
         if moved <= tol:
             return (sq[:, None] * q).T, it
     raise ValueError(f"ISTA did not converge in {max_iter} iterations")
+
+
+def local_degrees_numpy(node_ptr, edge_ptr, local_edges):
+    """Each node's degree inside its own subgraph, by numpy: bincounts of the edges' flat positions
+    (the route :func:`graphpriv.linkpred.local_rows.local_degrees` replaced)."""
+    offset = np.repeat(node_ptr[:-1], np.diff(edge_ptr))
+    total = int(node_ptr[-1])
+    return (np.bincount(offset + local_edges[0], minlength=total)
+            + np.bincount(offset + local_edges[1], minlength=total))
+
+
+def local_adjacency_rows_numpy(node_ptr, edge_ptr, local_edges):
+    """Each node's sorted row of A + I inside its own subgraph, ``(row_ptr, col int32)``, by scipy's
+    COO -> CSR conversion of every entry and a sort of each row (the route
+    :func:`graphpriv.linkpred.local_rows.local_adjacency_rows` replaced)."""
+    sizes = np.diff(node_ptr)
+    owner = np.repeat(np.arange(sizes.size), np.diff(edge_ptr))
+    a, b = local_edges
+    base = node_ptr[:-1][owner]
+    total = int(node_ptr[-1])
+    flat = np.arange(total)
+    local = flat - np.repeat(node_ptr[:-1], sizes)
+    rows = np.concatenate([base + b, base + a, flat])
+    cols = np.concatenate([a, b, local])
+    width = int(sizes.max()) if sizes.size else 1
+    pattern = sp.csr_matrix((np.ones(rows.size, dtype=np.int8), (rows, cols)), shape=(total, width))
+    pattern.sort_indices()
+    return pattern.indptr.astype(np.int64), pattern.indices.astype(np.int32)
