@@ -58,6 +58,36 @@ def test_the_plot_draws_every_dataset_with_runs_and_refuses_none(tmp_path):
         plot_grid(grid, [], tmp_path / "none.png")
 
 
+def test_every_entry_keeps_one_style_in_every_panel_and_the_legend_names_it_once():
+    import matplotlib.pyplot as plt
+
+    from graphpriv.experiments.plots import GRID_COLOURS, draw_grid, grid_styles
+
+    rows = [{"label": f"S{i}, eps {e}", "method": "gap-edp", "series": f"S{i}", "settings": {"epsilon": e}}
+            for i in range(len(GRID_COLOURS) + 3) for e in (1, 4)]
+    rows += [{"label": f"ref {i}", "method": "gcn"} for i in range(10)]
+    grid = RunsGrid(name="t", title="t", source="s", datasets=["d1", "d2"], rows=rows, metric="accuracy",
+                    plot="epsilon", columns=["baseline:accuracy"])
+    styles = grid_styles(grid)
+    assert list(styles) == [f"S{i}" for i in range(len(GRID_COLOURS) + 3)] + [f"ref {i}" for i in range(10)]
+    looks = [(style["color"], style.get("marker"), style.get("dashes")) for style in styles.values()]
+    assert len(set(looks)) == len(looks)  # past the colours, the markers and dashes tell entries apart
+    assert not {styles[f"S{i}"]["color"] for i in range(5)} & {styles[f"ref {i}"]["color"] for i in range(5)}
+    records = [_record(row["label"], dataset, seed, 0.5 + 0.01 * seed)
+               for row in rows for dataset in ("d1", "d2") for seed in (0, 1)]
+    fig = draw_grid(grid, records)
+    try:
+        (legend,) = fig.legends
+        names = [text.get_text() for text in legend.get_texts()]
+        assert names == list(styles) + ["trivial baseline"]
+        for ax in fig.axes[:2]:
+            drawn = {line.get_label(): line.get_color() for line in ax.get_lines()}
+            assert all(drawn[name] == styles[name]["color"] for name in styles)
+            assert ax.get_legend() is None  # one legend for the figure, none per panel
+    finally:
+        plt.close(fig)
+
+
 def test_a_series_row_without_epsilon_is_refused():
     rows = [{"label": "A", "method": "gap-edp", "series": "A"}]
     with pytest.raises(ValueError, match="sets no epsilon"):

@@ -261,30 +261,64 @@ def baseline_lines(grid: RunsGrid, records: Iterable[RunRecord]) -> dict[str, fl
     return found
 
 
-def plot_grid(grid: RunsGrid, records: Iterable[RunRecord], out: Path) -> Path:
-    """A ``runs`` table's plot (:attr:`~graphpriv.experiments.grid.RunsGrid.plot` ``epsilon``): one
-    panel per dataset with runs, the table's metric (x 100) against epsilon (log 2 axis) for every
-    series of rows (mean and a ±1 std band over the seeds), each row without a series as a dashed
-    horizontal line at its mean (a non-private model), and the baselines of the metric the table
-    shows (:func:`baseline_lines`) as dotted lines.
+#: Colours of a grid plot's series, in the table's order; past 20, the markers tell them apart.
+GRID_COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink",
+                "tab:olive", "tab:cyan", "navy", "darkgoldenrod", "lime", "crimson", "indigo", "sienna",
+                "hotpink", "teal", "slategray", "gold", "maroon")
+#: Colours of its rows without a series (the non-private references), apart from the series' ones;
+#: past 8, the dash patterns tell them apart.
+REFERENCE_COLOURS = ("black", "dimgray", "saddlebrown", "darkviolet", "darkgreen", "deeppink", "darkorange",
+                     "steelblue")
+GRID_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+GRID_DASHES = ((4, 2), (8, 2), (2, 2), (8, 2, 2, 2))
 
-    Args:
-        grid: the table. records: its runs (from the store or from ``docs/results/``). out: the PNG.
+
+def grid_styles(grid: RunsGrid) -> dict[str, dict[str, object]]:
+    """Each series and each non-private row of a ``runs`` table, with its matplotlib style: the same
+    in every panel of :func:`plot_grid`, a different (colour, marker) or (colour, dashes) for each.
 
     Returns:
-        ``out``.
+        ``{label: {"color", "marker"}}`` for a series (its name), ``{label: {"color", "dashes"}}``
+        for a row without a series (its label), in the table's row order.
+    """
+    series = list(dict.fromkeys(row.series for row in grid.rows if row.series is not None))
+    lines = [row.label for row in grid.rows if row.series is None]
+    styles: dict[str, dict[str, object]] = {}
+    for i, name in enumerate(series):
+        styles[name] = {"color": GRID_COLOURS[i % len(GRID_COLOURS)],
+                        "marker": GRID_MARKERS[(i // len(GRID_COLOURS)) % len(GRID_MARKERS)]}
+    for i, label in enumerate(lines):
+        styles[label] = {"color": REFERENCE_COLOURS[i % len(REFERENCE_COLOURS)],
+                         "dashes": GRID_DASHES[(i // len(REFERENCE_COLOURS)) % len(GRID_DASHES)]}
+    return styles
+
+
+def draw_grid(grid: RunsGrid, records: Iterable[RunRecord]):
+    """The figure of :func:`plot_grid` (matplotlib, not saved): one panel per dataset with runs and
+    one legend for them all, below the panels, each entry once.
 
     Raises:
         ConfigError: no record of the grid's metric to plot.
     """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     by_label = {row.label: row for row in grid.rows}
     metric = grid.metric
     usable = [r for r in records if r.row in by_label and metric in r.metrics]
     datasets = [d for d in grid.datasets if any(r.dataset == d for r in usable)]
     if not datasets:
         raise ConfigError(f"{grid.name}: no run with {metric} to plot")
+    styles = grid_styles(grid)
     cols = min(3, len(datasets))
-    fig, axes = _panels(-(-len(datasets) // cols), cols)
+    rows = -(-len(datasets) // cols)
+    entries = len(styles) + 4  # the baselines' lines too
+    ncol = min(4, entries)
+    legend_inches = 0.16 * -(-entries // ncol) + 0.2
+    fig, axes = plt.subplots(rows, cols, figsize=(4.4 * cols, 3.6 * rows + legend_inches), squeeze=False)
+    handles: dict[str, object] = {}
     for i, dataset in enumerate(datasets):
         ax = axes[i // cols][i % cols]
         series: dict[str, dict[float, list[float]]] = {}
@@ -296,17 +330,53 @@ def plot_grid(grid: RunsGrid, records: Iterable[RunRecord], out: Path) -> Path:
             else:
                 epsilon = float(row.settings["epsilon"])
                 series.setdefault(row.series, defaultdict(list))[epsilon].append(record.metrics[metric])
-        for name, points in series.items():
-            _band(ax, dict(sorted(points.items())), name)
-        for label, values in lines.items():
-            ax.axhline(100 * float(np.mean(values)), linestyle="--", linewidth=1,
-                       color=ax._get_lines.get_next_color(), label=label)
+        for name in (n for n in styles if n in series):
+            points = dict(sorted(series[name].items()))
+            x = np.array(list(points))
+            mean = np.array([np.mean(v) for v in points.values()]) * 100
+            std = np.array([np.std(v) for v in points.values()]) * 100
+            (handle,) = ax.plot(x, mean, marker=styles[name]["marker"], markersize=4, linewidth=1.2,
+                                color=styles[name]["color"], label=name)
+            ax.fill_between(x, mean - std, mean + std, alpha=0.12, color=styles[name]["color"])
+            handles.setdefault(name, handle)
+        for label in (n for n in styles if n in lines):
+            handle = ax.axhline(100 * float(np.mean(lines[label])), linewidth=1, color=styles[label]["color"],
+                                dashes=styles[label]["dashes"], label=label)
+            handles.setdefault(label, handle)
         for (label, value), color in zip(baseline_lines(grid, [r for r in usable if r.dataset == dataset]).items(),
-                                         cycle(("grey", "black", "tab:brown", "tab:olive"))):
-            ax.axhline(100 * value, linestyle=":", linewidth=1, color=color, label=label)
+                                         cycle(("grey", "tab:gray", "rosybrown", "darkkhaki"))):
+            handles.setdefault(label, ax.axhline(100 * value, linestyle=":", linewidth=1.2, color=color, label=label))
         ax.set_xscale("log", base=2)
         ax.set(title=dataset, xlabel="epsilon", ylabel=f"{metric} (%)")
-        ax.legend(fontsize=6)
     for j in range(len(datasets), axes.size):
         axes[j // cols][j % cols].set_visible(False)
-    return _save(fig, out)
+    height = fig.get_size_inches()[1]
+    fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=ncol, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, legend_inches / height, 1, 1))
+    return fig
+
+
+def plot_grid(grid: RunsGrid, records: Iterable[RunRecord], out: Path) -> Path:
+    """A ``runs`` table's plot (:attr:`~graphpriv.experiments.grid.RunsGrid.plot` ``epsilon``): one
+    panel per dataset with runs, the table's metric (x 100) against epsilon (log 2 axis) for every
+    series of rows (mean and a ±1 std band over the seeds), each row without a series as a dashed
+    horizontal line at its mean (a non-private model), and the baselines of the metric the table
+    shows (:func:`baseline_lines`) as dotted lines. Each entry keeps its style in every panel
+    (:func:`grid_styles`), and one legend below the panels names each once.
+
+    Args:
+        grid: the table. records: its runs (from the store or from ``docs/results/``). out: the PNG.
+
+    Returns:
+        ``out``.
+
+    Raises:
+        ConfigError: no record of the grid's metric to plot.
+    """
+    import matplotlib.pyplot as plt
+
+    fig = draw_grid(grid, records)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
