@@ -46,25 +46,37 @@ def array_digest(*arrays: Any) -> str:
 
 
 class Memo:
-    """A least-recently-used memo of at most ``size`` values, guarded by a lock (Dask workers may run
-    tasks on threads).
+    """A least-recently-used memo of at most ``size`` values (and, with ``weigh``, at most
+    ``max_weight`` of their total weight), guarded by a lock (Dask workers may run tasks on threads).
+
+    Args:
+        size: the most values kept. weigh: ``value -> weight`` (e.g. bytes), or None (unweighed).
+        max_weight: the most total weight kept (with ``weigh``): the least recently used values
+            are dropped beyond it, and a value heavier on its own is not kept.
 
     Attributes:
-        size: the most values kept. items: key -> value, least recently used first.
+        size, weigh, max_weight: as given. items: key -> value, least recently used first.
     """
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, *, weigh: Callable[[Any], float] | None = None,
+                 max_weight: float = float("inf")) -> None:
         self.size: int = size
+        self.weigh = weigh
+        self.max_weight = max_weight
         self.items: OrderedDict[Hashable, Any] = OrderedDict()
         self.lock = threading.Lock()
 
+    def _weight(self) -> float:
+        return sum(self.weigh(value) for value in self.items.values()) if self.weigh else 0.0
+
     def get(self, key: Hashable, compute: Callable[[], Any], *, keep: Callable[[Any], bool] = lambda value: True,
             free_first: bool = False) -> Any:
-        """The value kept for ``key``, or ``compute()``, kept when ``keep(value)`` (dropping the least
-        recently used beyond ``size``). The value itself is returned: a caller that may change it
-        returns a copy to its own callers. ``free_first``: on a miss, drop the least recently used
-        value before computing when the memo is full, so that a memo of large values never holds
-        ``size`` of them while computing one more."""
+        """The value kept for ``key``, or ``compute()``, kept when ``keep(value)`` and it weighs at
+        most ``max_weight`` (dropping the least recently used beyond ``size`` or ``max_weight``).
+        The value itself is returned: a caller that may change it returns a copy to its own
+        callers. ``free_first``: on a miss, drop the least recently used value before computing
+        when the memo is full, so that a memo of large values never holds ``size`` of them while
+        computing one more."""
         with self.lock:
             if key in self.items:
                 self.items.move_to_end(key)
@@ -73,9 +85,9 @@ class Memo:
                 while self.items and len(self.items) >= self.size:
                     self.items.popitem(last=False)
         value = compute()
-        if keep(value):
+        if keep(value) and (self.weigh is None or self.weigh(value) <= self.max_weight):
             with self.lock:
                 self.items[key] = value
-                while len(self.items) > self.size:
+                while len(self.items) > self.size or self._weight() > self.max_weight:
                     self.items.popitem(last=False)
         return value

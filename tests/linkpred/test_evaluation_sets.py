@@ -15,7 +15,8 @@ from graphpriv.testing.graphs import random_graph
 
 @pytest.fixture
 def fresh_memo(monkeypatch):
-    monkeypatch.setattr(evaluation_sets, "_SETS", Memo(2))
+    monkeypatch.setattr(evaluation_sets, "_SETS", Memo(2, weigh=evaluation_sets._edges,
+                                                       max_weight=evaluation_sets.KEEP_EDGES))
     return evaluation_sets._SETS
 
 
@@ -61,12 +62,25 @@ def test_other_pairs_labels_k_or_graph_are_extracted_and_two_sets_are_kept(fresh
     assert not fresh_memo.items
 
 
-def test_a_set_above_the_edge_bound_is_not_kept(fresh_memo, monkeypatch):
-    monkeypatch.setattr(evaluation_sets, "KEEP_EDGES", 10)
+def test_the_kept_sets_stay_within_the_edge_budget(fresh_memo):
     adj, links, labels = _inputs()
     first = evaluation_subgraphs(adj, links, labels, extractor=Extractor.PATH, k=3)
-    assert first.edges.shape[1] > 10 and not fresh_memo.items
+    edges = first.edges.shape[1]
+    fresh_memo.max_weight = edges - 1  # a set heavier than the budget on its own is not kept
+    forget_evaluation_subgraphs()
     assert evaluation_subgraphs(adj, links, labels, extractor=Extractor.PATH, k=3) is not first
+    assert not fresh_memo.items
+    fresh_memo.max_weight = edges + 1  # room for one of two such sets: the older is dropped
+    evaluation_subgraphs(adj, links, labels, extractor=Extractor.PATH, k=3)
+    second = evaluation_subgraphs(adj, links, 1 - labels, extractor=Extractor.PATH, k=3)
+    assert list(fresh_memo.items.values()) == [second]
+
+
+def test_a_sets_caches_are_read_only(fresh_memo):
+    adj, links, labels = _inputs()
+    kept = evaluation_subgraphs(adj, links, labels, extractor=Extractor.PATH, k=3)
+    for array in (kept.degrees, *kept.target_edges, *kept.adjacency_rows):
+        assert not array.flags.writeable
 
 
 def test_a_full_memo_frees_its_oldest_value_before_computing_when_asked():
@@ -76,6 +90,16 @@ def test_a_full_memo_frees_its_oldest_value_before_computing_when_asked():
     memo.get("c", lambda: held.append(list(memo.items)) or 3, free_first=True)
     memo.get("d", lambda: held.append(list(memo.items)) or 4)
     assert held == [["b"], ["b", "c"]] and list(memo.items) == ["c", "d"]
+
+
+def test_a_weighed_memo_keeps_its_total_weight_under_the_bound():
+    memo = Memo(3, weigh=len, max_weight=5)
+    memo.get("a", lambda: "xx")
+    memo.get("b", lambda: "yy")
+    memo.get("c", lambda: "zzz")  # 2 + 2 + 3 > 5: the oldest goes
+    assert list(memo.items) == ["b", "c"]
+    memo.get("d", lambda: "wwwwww")  # heavier than the bound on its own: returned, not kept
+    assert list(memo.items) == ["b", "c"]
 
 
 def test_a_dplp_fit_with_its_sets_kept_is_the_fit_without(fresh_memo):

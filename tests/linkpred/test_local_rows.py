@@ -52,3 +52,13 @@ def test_an_empty_set_has_no_rows():
     row_ptr, col, entry_ptr = s.adjacency_rows
     assert row_ptr.tolist() == [0] and col.size == 0 and entry_ptr.tolist() == [0]
     assert s.degrees.size == 0
+
+
+def test_inputs_of_the_wrong_shape_are_refused_before_the_kernels():
+    node_ptr, edge_ptr, local_edges = np.array([0, 3]), np.array([0, 2]), np.array([[0, 1], [2, 2]])
+    with pytest.raises(ValueError, match=r"local_edges must be \[2, edge_ptr\[-1\]\] = \[2, 2\]"):
+        local_degrees(node_ptr, edge_ptr, local_edges[:, :1])
+    with pytest.raises(ValueError, match="node_ptr and edge_ptr"):
+        local_degrees(node_ptr, np.array([0, 1, 2]), local_edges)
+    with pytest.raises(ValueError, match=r"degrees must be \[node_ptr\[-1\]\] = \[3\]"):
+        local_adjacency_rows(node_ptr, edge_ptr, local_edges, np.array([1, 1]))

@@ -277,6 +277,9 @@ def grid_styles(grid: RunsGrid) -> dict[str, dict[str, object]]:
     """Each series and each non-private row of a ``runs`` table, with its matplotlib style: the same
     in every panel of :func:`plot_grid`, a different (colour, marker) or (colour, dashes) for each.
 
+    Args:
+        grid: the table.
+
     Returns:
         ``{label: {"color", "marker"}}`` for a series (its name), ``{label: {"color", "dashes"}}``
         for a row without a series (its label), in the table's row order.
@@ -293,17 +296,25 @@ def grid_styles(grid: RunsGrid) -> dict[str, dict[str, object]]:
     return styles
 
 
+#: Colours of a grid plot's baselines (dotted), in the table's column order.
+BASELINE_COLOURS = ("grey", "rosybrown", "darkkhaki", "lightslategray")
+
+
 def draw_grid(grid: RunsGrid, records: Iterable[RunRecord]):
-    """The figure of :func:`plot_grid` (matplotlib, not saved): one panel per dataset with runs and
-    one legend for them all, below the panels, each entry once.
+    """The figure of :func:`plot_grid`, not saved: one panel per dataset with runs and one legend
+    for them all, below the panels, naming each entry once in the table's order.
+
+    Args:
+        grid: the table. records: its runs.
+
+    Returns:
+        A ``matplotlib.figure.Figure`` (not registered with pyplot: nothing to close, and the
+        user's backend is left as it is).
 
     Raises:
         ConfigError: no record of the grid's metric to plot.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
     by_label = {row.label: row for row in grid.rows}
     metric = grid.metric
@@ -312,12 +323,17 @@ def draw_grid(grid: RunsGrid, records: Iterable[RunRecord]):
     if not datasets:
         raise ConfigError(f"{grid.name}: no run with {metric} to plot")
     styles = grid_styles(grid)
+    prefix = f"{BASELINE_PREFIX}{grid.metric}"
+    baseline_colour = {c.partition("@")[2] or "trivial baseline": colour for c, colour in
+                       zip((c for c in grid.columns if c == prefix or c.startswith(prefix + "@")),
+                           cycle(BASELINE_COLOURS))}
     cols = min(3, len(datasets))
     rows = -(-len(datasets) // cols)
-    entries = len(styles) + 4  # the baselines' lines too
-    ncol = min(4, entries)
+    entries = len(styles) + len(baseline_colour)
+    ncol = min(4, max(entries, 1))
     legend_inches = 0.16 * -(-entries // ncol) + 0.2
-    fig, axes = plt.subplots(rows, cols, figsize=(4.4 * cols, 3.6 * rows + legend_inches), squeeze=False)
+    fig = Figure(figsize=(4.4 * cols, 3.6 * rows + legend_inches))
+    axes = fig.subplots(rows, cols, squeeze=False)
     handles: dict[str, object] = {}
     for i, dataset in enumerate(datasets):
         ax = axes[i // cols][i % cols]
@@ -343,16 +359,16 @@ def draw_grid(grid: RunsGrid, records: Iterable[RunRecord]):
             handle = ax.axhline(100 * float(np.mean(lines[label])), linewidth=1, color=styles[label]["color"],
                                 dashes=styles[label]["dashes"], label=label)
             handles.setdefault(label, handle)
-        for (label, value), color in zip(baseline_lines(grid, [r for r in usable if r.dataset == dataset]).items(),
-                                         cycle(("grey", "tab:gray", "rosybrown", "darkkhaki"))):
-            handles.setdefault(label, ax.axhline(100 * value, linestyle=":", linewidth=1.2, color=color, label=label))
+        for label, value in baseline_lines(grid, [r for r in usable if r.dataset == dataset]).items():
+            handles.setdefault(label, ax.axhline(100 * value, linestyle=":", linewidth=1.2,
+                                                 color=baseline_colour[label], label=label))
         ax.set_xscale("log", base=2)
         ax.set(title=dataset, xlabel="epsilon", ylabel=f"{metric} (%)")
     for j in range(len(datasets), axes.size):
         axes[j // cols][j % cols].set_visible(False)
-    height = fig.get_size_inches()[1]
-    fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=ncol, fontsize=7, frameon=False)
-    fig.tight_layout(rect=(0, legend_inches / height, 1, 1))
+    order = [name for name in [*styles, *baseline_colour] if name in handles]  # the table's order
+    fig.legend([handles[name] for name in order], order, loc="lower center", ncol=ncol, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, legend_inches / fig.get_size_inches()[1], 1, 1))
     return fig
 
 
@@ -373,10 +389,7 @@ def plot_grid(grid: RunsGrid, records: Iterable[RunRecord], out: Path) -> Path:
     Raises:
         ConfigError: no record of the grid's metric to plot.
     """
-    import matplotlib.pyplot as plt
-
     fig = draw_grid(grid, records)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=120)
-    plt.close(fig)
     return out

@@ -70,6 +70,19 @@ def _rows(node_ptr, edge_ptr, local_a, local_b, degrees):  # pragma: no cover - 
     return row_ptr, col
 
 
+def _checked(node_ptr: np.ndarray, edge_ptr: np.ndarray, local_edges: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The kernels' inputs as int64 arrays, their shapes checked (the kernels do not check bounds)."""
+    node_ptr = np.asarray(node_ptr).astype(np.int64, copy=False)
+    edge_ptr = np.asarray(edge_ptr).astype(np.int64, copy=False)
+    local_edges = np.asarray(local_edges)
+    if node_ptr.ndim != 1 or node_ptr.shape != edge_ptr.shape or node_ptr.size == 0:
+        raise ValueError(f"node_ptr and edge_ptr must be [L + 1] pointers (got {node_ptr.shape}, {edge_ptr.shape})")
+    if local_edges.shape != (2, int(edge_ptr[-1])):
+        raise ValueError(f"local_edges must be [2, edge_ptr[-1]] = [2, {int(edge_ptr[-1])}] (got {local_edges.shape})")
+    return (node_ptr, edge_ptr, np.ascontiguousarray(local_edges[0], dtype=np.int64),
+            np.ascontiguousarray(local_edges[1], dtype=np.int64))
+
+
 def local_degrees(node_ptr: np.ndarray, edge_ptr: np.ndarray, local_edges: np.ndarray) -> np.ndarray:
     """Each node's neighbour count inside its own subgraph.
 
@@ -80,9 +93,11 @@ def local_degrees(node_ptr: np.ndarray, edge_ptr: np.ndarray, local_edges: np.nd
 
     Returns:
         ``[T]`` int64 degrees.
+
+    Raises:
+        ValueError: pointers of different shapes, or ``local_edges`` not ``[2, edge_ptr[-1]]``.
     """
-    return _degrees(node_ptr.astype(np.int64, copy=False), edge_ptr.astype(np.int64, copy=False),
-                    np.ascontiguousarray(local_edges[0]), np.ascontiguousarray(local_edges[1]))
+    return _degrees(*_checked(node_ptr, edge_ptr, local_edges))
 
 
 def local_adjacency_rows(node_ptr: np.ndarray, edge_ptr: np.ndarray, local_edges: np.ndarray,
@@ -99,7 +114,12 @@ def local_adjacency_rows(node_ptr: np.ndarray, edge_ptr: np.ndarray, local_edges
         ``(row_ptr [T + 1] int64, col [2E + T] int32)``: node t's row is
         ``col[row_ptr[t]:row_ptr[t+1]]``, rows in the nodes' flat order (so subgraph i's rows are
         contiguous, from ``row_ptr[node_ptr[i]]``).
+
+    Raises:
+        ValueError: as :func:`local_degrees`, or ``degrees`` not ``[node_ptr[-1]]``.
     """
-    return _rows(node_ptr.astype(np.int64, copy=False), edge_ptr.astype(np.int64, copy=False),
-                 np.ascontiguousarray(local_edges[0]), np.ascontiguousarray(local_edges[1]),
-                 degrees.astype(np.int64, copy=False))
+    node_ptr, edge_ptr, local_a, local_b = _checked(node_ptr, edge_ptr, local_edges)
+    degrees = np.asarray(degrees).astype(np.int64, copy=False)
+    if degrees.shape != (int(node_ptr[-1]),):
+        raise ValueError(f"degrees must be [node_ptr[-1]] = [{int(node_ptr[-1])}] (got {degrees.shape})")
+    return _rows(node_ptr, edge_ptr, local_a, local_b, degrees)

@@ -31,6 +31,14 @@ class Extractor(str, enum.Enum):
     NEIGHBOURHOOD = "neighbourhood"
 
 
+def _read_only(*arrays: np.ndarray):
+    """The arrays, made read-only: a set's per-set caches are shared by every batch of every epoch
+    (and, for a kept evaluation set, by every fit that reuses it). One array, or a tuple of them."""
+    for array in arrays:
+        array.setflags(write=False)
+    return arrays[0] if len(arrays) == 1 else arrays
+
+
 @dataclass(frozen=True)
 class SubgraphSet:
     """L subgraphs in flat (CSR-like) arrays.
@@ -59,13 +67,13 @@ class SubgraphSet:
     @cached_property
     def degrees(self) -> np.ndarray:
         """``[total_nodes]`` int64: each node's neighbours in its own subgraph (computed once, for
-        every batch of every epoch; :func:`~graphpriv.linkpred.local_rows.local_degrees`)."""
-        return local_degrees(self.node_ptr, self.edge_ptr, self.local_edges)
+        every batch of every epoch; :func:`~graphpriv.linkpred.local_rows.local_degrees`; read-only)."""
+        return _read_only(local_degrees(self.node_ptr, self.edge_ptr, self.local_edges))
 
     @cached_property
     def target_edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(ptr [L+1], src [K], dst [K])`` int64 local ids: each subgraph's directed edges into its
-        targets (local 0 and 1), in subgraph order (computed once)."""
+        targets (local 0 and 1), in subgraph order (computed once; read-only)."""
         owner = np.repeat(np.arange(len(self)), np.diff(self.edge_ptr))
         a, b = self.local_edges
         into_b, into_a = b < 2, a < 2  # (a -> b) and (b -> a)
@@ -74,7 +82,7 @@ class SubgraphSet:
         own = np.concatenate([owner[into_b], owner[into_a]])
         order = np.argsort(own, kind="stable")
         ptr = np.concatenate([[0], np.cumsum(np.bincount(own, minlength=len(self)))])
-        return ptr, src[order], dst[order]
+        return _read_only(ptr, src[order], dst[order])
 
     @cached_property
     def adjacency_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -82,9 +90,9 @@ class SubgraphSet:
         entry_ptr [L + 1] int64)``: each node's row of A + I in its own subgraph, the local ids of
         its neighbours and of itself in increasing order; subgraph i's rows are the contiguous
         entries ``entry_ptr[i]:entry_ptr[i+1]`` (computed once, so that a batch's sparse A + I is a
-        gather, not a sort; :func:`~graphpriv.linkpred.local_rows.local_adjacency_rows`)."""
+        gather, not a sort; :func:`~graphpriv.linkpred.local_rows.local_adjacency_rows`; read-only)."""
         row_ptr, col = local_adjacency_rows(self.node_ptr, self.edge_ptr, self.local_edges, self.degrees)
-        return row_ptr, col, row_ptr[self.node_ptr]
+        return _read_only(row_ptr, col, row_ptr[self.node_ptr])
 
     @property
     def num_nodes_per_subgraph(self) -> np.ndarray:
@@ -135,6 +143,13 @@ def extract_subgraphs(adj: sp.csr_matrix, links: np.ndarray, labels: np.ndarray,
                        edges, local_edges)
 
 
+def _trimmed(array: np.ndarray) -> np.ndarray:
+    """``array``, or a copy of it when it is a view of a kernel buffer more than a quarter larger
+    (the kernels grow their outputs by doubling): the chunks kept until their join hold no slack."""
+    base = array.base
+    return array.copy() if isinstance(base, np.ndarray) and base.nbytes > 1.25 * array.nbytes else array
+
+
 def _path_subgraphs(adj: sp.csr_matrix, links: np.ndarray, *, k: int,
                     progress: Progress) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(node_ptr [L+1], nodes, edge_ptr [L+1], edges [2, E])`` of the path subgraphs, extracted
@@ -145,7 +160,7 @@ def _path_subgraphs(adj: sp.csr_matrix, links: np.ndarray, *, k: int,
         edge_ptr, *edges = path_subgraph_edge_rows(adj, links[:, chunk], k=k)
         node_ptr, nodes = path_subgraph_nodes(edge_ptr, edges, links[:, chunk], adj.shape[0])
         parts.append((node_ptr, nodes, edge_ptr, edges[0][:0], edges[1][:0]))  # the rows are joined below
-        rows.append(edges)
+        rows.append([_trimmed(row) for row in edges])
         progress(chunk.stop, links.shape[1])
     node_ptr, nodes, edge_ptr = concat_parts(parts)[:3]
     edges = np.empty((2, int(edge_ptr[-1])), np.int64)

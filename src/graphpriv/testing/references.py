@@ -105,4 +105,4 @@ def local_adjacency_rows_numpy(node_ptr, edge_ptr, local_edges):
     width = int(sizes.max()) if sizes.size else 1
     pattern = sp.csr_matrix((np.ones(rows.size, dtype=np.int8), (rows, cols)), shape=(total, width))
     pattern.sort_indices()
-    return pattern.indptr.astype(np.int64), pattern.indices.astype(np.int32)
+    return pattern.indptr.astype(np.int64), pattern.indices.astype(np.int32, copy=False)
