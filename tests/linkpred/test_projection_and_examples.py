@@ -59,3 +59,20 @@ def test_training_links_labels_and_collation():
 
 def torch_equal_sym(adj):
     return bool((adj == adj.transpose(1, 2)).all())
+
+
+def test_uniform_training_links_draw_at_most_max_links_positives_and_as_many_non_edges():
+    from graphpriv.linkpred.examples import uniform_training_links
+
+    graph = random_graph(80, 0.1, seed=5)
+    pairs = undirected_pairs(graph.edge_index)
+    whole = uniform_training_links(pairs, 80, rng=np.random.default_rng(3))
+    for cap in (None, pairs.shape[1], pairs.shape[1] + 5):  # no draw: the examples of every edge, unchanged
+        links, labels = uniform_training_links(pairs, 80, rng=np.random.default_rng(3), max_links=cap)
+        assert np.array_equal(links, whole[0]) and np.array_equal(labels, whole[1])
+    links, labels = uniform_training_links(pairs, 80, rng=np.random.default_rng(3), max_links=20)
+    assert links.shape == (2, 40) and labels.sum() == 20
+    edges = {tuple(sorted(e)) for e in pairs.T.tolist()}
+    pos = {tuple(sorted(e)) for e in links[:, labels == 1].T.tolist()}
+    neg = {tuple(sorted(e)) for e in links[:, labels == 0].T.tolist()}
+    assert len(pos) == 20 and pos <= edges and not neg & edges  # negatives avoid every edge, drawn or not

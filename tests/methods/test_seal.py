@@ -8,12 +8,14 @@ import torch
 from graphpriv.data.graph import pair_codes, undirected_pairs
 from graphpriv.data.splits import link_split
 from graphpriv.evaluation.link import training_graph
+from graphpriv.errors import ConfigError
 from graphpriv.experiments.registry import ESTIMATORS, make_config
 from graphpriv.linkpred.examples import uniform_training_links
 from graphpriv.methods.dplp_subgraph import SEALGCNLinkPredictor, SEALLinkPredictor, sort_pool_size
 from graphpriv.methods.estimator import Estimator
 from graphpriv.nn.subgraph_gnn import Backbone
 from graphpriv.testing.graphs import random_graph
+from tests.conftest import needs_data
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -64,3 +66,30 @@ def test_a_seal_file_of_the_gcn_model_still_loads(tmp_path):
     assert len(old.model_.convs) == 1
     loaded = Estimator.load(old.save(tmp_path / "old-seal.pt"))
     assert torch.equal(loaded.predict_proba(split.test_pos), old.predict_proba(split.test_pos))
+
+
+def test_max_train_links_caps_the_positive_examples_and_keeps_the_stored_runs_keys():
+    from graphpriv.experiments.store import config_hash
+
+    graph = random_graph(60, 0.12, seed=2)
+    split = link_split(graph, val_ratio=0.05, test_ratio=0.1, seed=0)
+    model = SEALLinkPredictor(epochs=1, h=1, max_train_links=30, random_state=0).fit(training_graph(graph, split))
+    assert model.info_["num_train_examples"] == 60 and model.info_["train_edges"] > 30
+    whole = SEALLinkPredictor(epochs=1, h=1, random_state=0).fit(training_graph(graph, split))
+    assert whole.info_["num_train_examples"] == 2 * whole.info_["train_edges"]
+    # the setting came after SEAL runs were stored: at None it leaves their key as it was
+    config = make_config("seal", {}).model_dump(mode="json")
+    assert config["max_train_links"] is None
+    without = {key: value for key, value in config.items() if key != "max_train_links"}
+    assert config_hash(config) == config_hash(without)
+    assert config_hash({**config, "max_train_links": 30}) != config_hash(without)
+    with pytest.raises(ConfigError, match="max_train_links"):
+        make_config("seal", {"max_train_links": 0})
+
+
+@needs_data
+def test_the_seal_cell_of_the_leaderboard_keeps_the_key_of_its_archived_runs():
+    from graphpriv.experiments.sweep import make_run
+
+    # archives/linkpred-leaderboard.jsonl.gz and archives/seal-table2.jsonl.gz hold USAir's SEAL runs under this key
+    assert make_run("seal", "usair", 0, {}).key[3] == "1722d3070d61336c"

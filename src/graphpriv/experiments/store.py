@@ -83,15 +83,22 @@ _SUPERSEDED = _TABLE.format(name="superseded", autoincrement="", extra=",\n    s
 _INDEX = "CREATE UNIQUE INDEX runs_cell ON runs (method, dataset, seed, config_hash)"
 
 
+#: Settings a method gained after runs of it were stored, left out of the key while they hold their
+#: neutral default (None), so that those runs keep their keys: SEAL's ``max_train_links``.
+KEY_ADDITIONS = frozenset({"max_train_links"})
+
+
 def config_hash(config: dict[str, Any]) -> str:
     """Stable short hash of a config dict.
 
     Args:
         config: JSON-like settings (key order does not matter; other values are hashed by ``str``).
+            A setting of :data:`KEY_ADDITIONS` at None is left out.
 
     Returns:
         16 hex digits of the SHA-256 of the sorted JSON.
     """
+    config = {key: value for key, value in config.items() if not (key in KEY_ADDITIONS and value is None)}
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 

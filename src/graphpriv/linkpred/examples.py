@@ -78,16 +78,26 @@ def training_links(pairs: np.ndarray, num_nodes: int, *, lam: float, theta: int,
     return _shuffled(pairs, sample_capped_negatives(pairs, num_nodes, lam=lam, theta=theta, rng=rng), rng)
 
 
-def uniform_training_links(pairs: np.ndarray, num_nodes: int, *,
-                           rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def uniform_training_links(pairs: np.ndarray, num_nodes: int, *, rng: np.random.Generator,
+                           max_links: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Positive links (the edges) and as many uniform non-edges, shuffled: SEAL's training examples
     (Zhang & Chen, "Link prediction based on graph neural networks", NeurIPS 2018: negatives are
     uniform node pairs that are not edges, as the test negatives are). No degree cap: not private.
+
+    Args:
+        pairs: ``[2, E]`` the training graph's undirected edges. num_nodes: N. rng: the draws.
+        max_links: at most this many edges as positives, drawn uniformly without replacement
+            when E is larger (SEAL's released code's max-train-num), and as many non-edges of the
+            whole graph; None: every edge (no draw, the same examples as before the option).
 
     Returns:
         ``(links [2, L], labels [L] float32)``.
 
     Raises:
-        DatasetError: fewer non-edges than edges.
+        DatasetError: fewer non-edges than positives.
     """
-    return _shuffled(pairs, sample_non_edges(num_nodes, pairs.shape[1], forbidden=pairs, rng=rng), rng)
+    if max_links is not None and pairs.shape[1] > max_links:
+        positives = pairs[:, np.sort(rng.choice(pairs.shape[1], size=max_links, replace=False))]
+    else:
+        positives = pairs
+    return _shuffled(positives, sample_non_edges(num_nodes, positives.shape[1], forbidden=pairs, rng=rng), rng)

@@ -151,7 +151,9 @@ class SEALDGCNNConfig(SEALConfig):
     convolutions, a dense layer of ``dense`` = 128 with dropout 0.5 (the only dropout), Adam at
     1e-4, batch 32, 50 epochs; h = 2 hops (SEAL's choice on USAir, Yeast and C.elegans; h = 1 on
     PolBlogs, as its released code notes, for memory); training negatives uniform non-edges, as
-    many as the edges. Not private: the data-dependent SortPooling size is fine here."""
+    many as the edges, or as many as the ``max_train_links`` edges drawn when the graph has more
+    (the released code's cap on training links, for memory; its subgraphs are still taken from the
+    whole training graph). Not private: the data-dependent SortPooling size is fine here."""
 
     backbone: Backbone = Backbone.DGCNN
     h: int = Field(2, ge=1, description="hops of the enclosing subgraphs")
@@ -164,6 +166,9 @@ class SEALDGCNNConfig(SEALConfig):
                                                     "(SEAL) or DPLP's degree-capped ones")
     lr: float = Field(1e-4, gt=0)
     batch_size: int = Field(32, ge=1)
+    max_train_links: Annotated[int, Field(ge=1)] | None = Field(
+        None, description="at most this many training edges as positive examples, drawn uniformly (SEAL's "
+                          "max-train-num, for memory on large graphs), with as many negatives; None: all")
 
 
 def dependency_bound(config: DPLPConfig) -> int:
@@ -530,7 +535,8 @@ class DPLPLinkPredictor(Estimator):
         seed = self.random_state
         cap_theta = config.theta if config.project else num_nodes  # the negative cap needs the projection
         if getattr(config, "negatives", "capped") == "uniform":
-            links, labels = uniform_training_links(pairs, num_nodes, rng=rng)
+            links, labels = uniform_training_links(pairs, num_nodes, rng=rng,
+                                                   max_links=getattr(config, "max_train_links", None))
         else:
             links, labels = training_links(pairs, num_nodes, lam=config.lam, theta=cap_theta, rng=rng)
         num_examples = links.shape[1]
