@@ -281,6 +281,19 @@ def concat_parts(parts: list[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]:
     return np.concatenate(node_ptr), rest[0], np.concatenate(edge_ptr), rest[1], rest[2], *rest[3:]
 
 
+def concat_parts_stacked(parts: list[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]:
+    """:func:`concat_parts`, with the edges' two rows joined into one ``[2, total_edges]`` int64
+    array: ``(node_ptr, nodes, edge_ptr, edges, *more)``. Each chunk's rows are copied once, into
+    place (no joined rows stacked again)."""
+    empty = np.zeros(0, np.int64)
+    node_ptr, nodes, edge_ptr, _, _, *more = concat_parts([(*part[:3], empty, empty, *part[5:]) for part in parts])
+    edges = np.empty((2, int(edge_ptr[-1])), np.int64)
+    for row in (0, 1):
+        if parts:
+            np.concatenate([part[3 + row] for part in parts], out=edges[row])
+    return (node_ptr, nodes, edge_ptr, edges, *more)
+
+
 def neighbourhood_subgraphs(adj: sp.csr_matrix, links: np.ndarray, *, h: int, progress: Progress = no_progress):
     """Nodes and edges of the h-hop enclosing subgraphs of many links.
 
@@ -304,8 +317,7 @@ def neighbourhood_subgraphs(adj: sp.csr_matrix, links: np.ndarray, *, h: int, pr
     for chunk in link_chunks(links.shape[1]):
         parts.append(_neighbourhood(indptr, indices, links[0, chunk], links[1, chunk], h, limit))
         progress(chunk.stop, links.shape[1])
-    node_ptr, nodes, edge_ptr, a, b = concat_parts(parts)
-    return node_ptr, nodes, edge_ptr, np.stack([a, b])
+    return concat_parts_stacked(parts)
 
 
 def capped_neighbourhood_subgraphs(adj: sp.csr_matrix, links: np.ndarray, *, h: int, max_nodes: int,
@@ -357,5 +369,4 @@ def capped_neighbourhood_subgraphs(adj: sp.csr_matrix, links: np.ndarray, *, h: 
             full_ptr[chunk.start:chunk.stop + 1] - first)
         parts.append((node_ptr, nodes, edge_ptr, a, b, z))
         progress(chunk.stop, links.shape[1])
-    node_ptr, nodes, edge_ptr, a, b, z = concat_parts(parts)
-    return node_ptr, nodes, edge_ptr, np.stack([a, b]), z
+    return concat_parts_stacked(parts)

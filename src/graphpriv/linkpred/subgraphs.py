@@ -15,7 +15,7 @@ from graphpriv.linkpred.drnl import localize_and_label
 from graphpriv.linkpred.local_rows import local_adjacency_rows, local_degrees
 from graphpriv.linkpred.neighbourhood import (
     capped_neighbourhood_subgraphs,
-    concat_parts,
+    concat_parts_stacked,
     link_chunks,
     neighbourhood_subgraphs,
 )
@@ -155,19 +155,13 @@ def _path_subgraphs(adj: sp.csr_matrix, links: np.ndarray, *, k: int,
     """``(node_ptr [L+1], nodes, edge_ptr [L+1], edges [2, E])`` of the path subgraphs, extracted
     :data:`~graphpriv.linkpred.neighbourhood.CHUNK` links at a time; each chunk's edge rows are
     copied once, into their place in ``edges``."""
-    parts, rows = [], []
+    parts = []
     for chunk in link_chunks(links.shape[1]):
         edge_ptr, *edges = path_subgraph_edge_rows(adj, links[:, chunk], k=k)
         node_ptr, nodes = path_subgraph_nodes(edge_ptr, edges, links[:, chunk], adj.shape[0])
-        parts.append((node_ptr, nodes, edge_ptr, edges[0][:0], edges[1][:0]))  # the rows are joined below
-        rows.append([_trimmed(row) for row in edges])
+        parts.append((node_ptr, nodes, edge_ptr, *(_trimmed(row) for row in edges)))
         progress(chunk.stop, links.shape[1])
-    node_ptr, nodes, edge_ptr = concat_parts(parts)[:3]
-    edges = np.empty((2, int(edge_ptr[-1])), np.int64)
-    for row in (0, 1):
-        if rows:
-            np.concatenate([part[row] for part in rows], out=edges[row])
-    return node_ptr, nodes, edge_ptr, edges
+    return concat_parts_stacked(parts)
 
 
 def _ranges(ptr: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
