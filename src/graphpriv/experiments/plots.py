@@ -53,14 +53,17 @@ def _save(fig, out: Path) -> Path:
     return out
 
 
-def _band(ax, points: dict[float, list[float]], label: str, color: str | None = None) -> None:
+def _band(ax, points: dict[float, list[float]], label: str, color: str | None = None, *, alpha: float = 0.2,
+          **line: object):
     """Mean (x 100) against x with a ±1 std band, one point per key of ``points`` (``color``: a
-    matplotlib colour, default the axes' next)."""
+    matplotlib colour, default the axes' next; ``alpha``: the band's; ``line``: more of
+    ``ax.plot``'s styles, the marker ``"o"`` unless given). Returns the line (a legend handle)."""
     x = np.array(list(points))
     mean = np.array([np.mean(v) for v in points.values()]) * 100
     std = np.array([np.std(v) for v in points.values()]) * 100
-    (line,) = ax.plot(x, mean, marker="o", label=label, color=color)
-    ax.fill_between(x, mean - std, mean + std, alpha=0.2, color=line.get_color())
+    (handle,) = ax.plot(x, mean, label=label, color=color, **{"marker": "o", **line})
+    ax.fill_between(x, mean - std, mean + std, alpha=alpha, color=handle.get_color())
+    return handle
 
 
 def plot_epsilon_sweep(store: ResultStore, methods: list[str], datasets: list[str], out: Path,
@@ -251,14 +254,21 @@ def baseline_lines(grid: RunsGrid, records: Iterable[RunRecord]) -> dict[str, fl
         left out.
     """
     by_label = {row.label: row for row in grid.rows}
-    prefix = f"{BASELINE_PREFIX}{grid.metric}"
     found: dict[str, float] = {}
-    for column in (c for c in grid.columns if c == prefix or c.startswith(prefix + "@")):
+    for column, label in _baseline_columns(grid).items():
         values = [r.metrics[column] for r in records
                   if column in r.metrics and r.row in by_label and by_label[r.row].series is not None]
         if values:
-            found[column.partition("@")[2] or "trivial baseline"] = float(np.mean(values))
+            found[label] = float(np.mean(values))
     return found
+
+
+def _baseline_columns(grid: RunsGrid) -> dict[str, str]:
+    """``{column: label}``: the table's ``baseline:METRIC`` ("trivial baseline") and
+    ``baseline:METRIC@NAME`` (NAME) columns of its main metric, in column order."""
+    prefix = f"{BASELINE_PREFIX}{grid.metric}"
+    return {c: c.partition("@")[2] or "trivial baseline" for c in grid.columns
+            if c == prefix or c.startswith(prefix + "@")}
 
 
 #: Colours of a grid plot's series, in the table's order; past 20, the markers tell them apart.
@@ -323,10 +333,7 @@ def draw_grid(grid: RunsGrid, records: Iterable[RunRecord]):
     if not datasets:
         raise ConfigError(f"{grid.name}: no run with {metric} to plot")
     styles = grid_styles(grid)
-    prefix = f"{BASELINE_PREFIX}{grid.metric}"
-    baseline_colour = {c.partition("@")[2] or "trivial baseline": colour for c, colour in
-                       zip((c for c in grid.columns if c == prefix or c.startswith(prefix + "@")),
-                           cycle(BASELINE_COLOURS))}
+    baseline_colour = dict(zip(_baseline_columns(grid).values(), cycle(BASELINE_COLOURS)))
     cols = min(3, len(datasets))
     rows = -(-len(datasets) // cols)
     entries = len(styles) + len(baseline_colour)
@@ -347,14 +354,8 @@ def draw_grid(grid: RunsGrid, records: Iterable[RunRecord]):
                 epsilon = float(row.settings["epsilon"])
                 series.setdefault(row.series, defaultdict(list))[epsilon].append(record.metrics[metric])
         for name in (n for n in styles if n in series):
-            points = dict(sorted(series[name].items()))
-            x = np.array(list(points))
-            mean = np.array([np.mean(v) for v in points.values()]) * 100
-            std = np.array([np.std(v) for v in points.values()]) * 100
-            (handle,) = ax.plot(x, mean, marker=styles[name]["marker"], markersize=4, linewidth=1.2,
-                                color=styles[name]["color"], label=name)
-            ax.fill_between(x, mean - std, mean + std, alpha=0.12, color=styles[name]["color"])
-            handles.setdefault(name, handle)
+            handles.setdefault(name, _band(ax, dict(sorted(series[name].items())), name, styles[name]["color"],
+                                           alpha=0.12, marker=styles[name]["marker"], markersize=4, linewidth=1.2))
         for label in (n for n in styles if n in lines):
             handle = ax.axhline(100 * float(np.mean(lines[label])), linewidth=1, color=styles[label]["color"],
                                 dashes=styles[label]["dashes"], label=label)

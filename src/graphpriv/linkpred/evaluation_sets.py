@@ -18,8 +18,6 @@ A sweep runs its cells in (dataset, seed, row) order
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -39,12 +37,6 @@ def _edges(subgraphs: SubgraphSet) -> int:
 
 
 _SETS = Memo(2, weigh=_edges, max_weight=KEEP_EDGES)
-
-
-def _read_only(subgraphs: SubgraphSet) -> SubgraphSet:
-    for field in dataclasses.fields(subgraphs):
-        getattr(subgraphs, field.name).setflags(write=False)
-    return subgraphs
 
 
 def evaluation_subgraphs(adj: sp.csr_matrix, links: np.ndarray, labels: np.ndarray, *, extractor: Extractor,
@@ -72,8 +64,8 @@ def evaluation_subgraphs(adj: sp.csr_matrix, links: np.ndarray, labels: np.ndarr
     shape = ("k", k) if extractor is Extractor.PATH else ("h", h)
     key = ("evaluation_subgraphs", extractor.value, *shape, adj.shape[0],
            array_digest(adj.indptr.astype(np.int64), adj.indices.astype(np.int64), links, labels))
-    return _SETS.get(key, lambda: _read_only(extract_subgraphs(adj, links, labels, extractor=extractor, k=k, h=h,
-                                                               progress=progress)), free_first=True)
+    return _SETS.get(key, lambda: extract_subgraphs(adj, links, labels, extractor=extractor, k=k, h=h,
+                                                    progress=progress).read_only(), free_first=True)
 
 
 def forget_evaluation_subgraphs() -> None:

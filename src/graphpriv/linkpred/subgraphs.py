@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 
 import numpy as np
@@ -63,6 +63,11 @@ class SubgraphSet:
 
     def __len__(self) -> int:
         return int(self.links.shape[1])
+
+    def read_only(self) -> SubgraphSet:
+        """This set, its arrays made read-only (a set shared between fits); returns ``self``."""
+        _read_only(*(getattr(self, field.name) for field in fields(self)))
+        return self
 
     @cached_property
     def degrees(self) -> np.ndarray:
