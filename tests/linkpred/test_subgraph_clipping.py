@@ -22,7 +22,7 @@ def _subgraphs(extractor, **kw):
     return extract_subgraphs(adj, links, labels, extractor=extractor, **kw)
 
 
-@pytest.mark.parametrize("backbone", ["gcn", "sage", "gin"])
+@pytest.mark.parametrize("backbone", ["gcn", "sage", "gin", "dgcnn"])
 @pytest.mark.parametrize("extractor,kw", [(Extractor.PATH, {"k": 3}), (Extractor.NEIGHBOURHOOD, {"h": 1})])
 def test_sparse_clipped_sum_equals_the_vmap_reference(backbone, extractor, kw):
     s = _subgraphs(extractor, **kw)
@@ -81,9 +81,26 @@ def test_a_non_finite_example_contributes_exactly_zero():
         assert torch.allclose(g, clean[name], atol=1e-6), name
 
 
-def test_dgcnn_is_refused_before_training():
+def test_dgcnn_norms_are_the_per_example_gradient_norms_with_a_wide_dense_layer():
+    # SEAL's DGCNN shape: a wider dense layer and a larger sort_k (several windows of the second
+    # convolution per subgraph), every parameter's per-example gradient from the vmap reference
+    s = _subgraphs(Extractor.NEIGHBOURHOOD, h=1)
+    idx = torch.arange(len(s))
+    torch.manual_seed(0)
+    model = SubgraphGNN(7, backbone="dgcnn", num_layers=3, dropout=0.0, sort_k=24, dense=48)
+    inputs, y = collate_dense(s, idx, max_label=6)
+    grads, _ = per_sample_gradients(model, bce_loss, inputs, y)
+    (batch,), y2 = collate_sparse(s, idx, max_label=6)
+    summed, _, norms = sparse_clipped_sum(model, batch, y2, 1e9)
+    assert torch.allclose(norms, per_sample_norms(grads), rtol=1e-4)
+    for name, g in grads.items():
+        assert torch.allclose(summed[name], g.sum(0), atol=1e-5, rtol=1e-4), name
+
+
+def test_a_strided_convolution_is_refused_before_training():
     model = SubgraphGNN(7, backbone="dgcnn", num_layers=2)
-    with pytest.raises(TypeError, match="DGCNN's 1-D convolutions need the vmap clipped sum"):
+    model.conv2 = torch.nn.Conv1d(16, 32, kernel_size=5, stride=2)
+    with pytest.raises(TypeError, match="conv2 is a 1-D convolution with a stride"):
         subgraph_clipped_sum(model, lambda i: None, 1.0)
 
 

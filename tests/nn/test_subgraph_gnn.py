@@ -121,7 +121,7 @@ def test_dgcnn_readout_is_the_two_conv1d_layers():
     score = h[..., -1].masked_fill(~mask, float("-inf"))
     top = torch.topk(score, model.sort_k, dim=1).indices
     pooled = torch.gather(h, 1, top.unsqueeze(-1).expand(-1, -1, h.size(-1))) * torch.gather(mask, 1, top).unsqueeze(-1)
-    ref = F.relu(model.conv1(pooled.reshape(4, 1, -1)))
+    ref = F.relu(F.conv1d(pooled.reshape(4, 1, -1), model.conv1.weight, model.conv1.bias, stride=model.conv1.stride))
     ref = F.relu(model.conv2(F.max_pool1d(ref, 2, 2))).flatten(1)
     ref_grads = torch.autograd.grad(ref.square().sum(), [h, model.conv1.weight, model.conv2.weight])
     assert out.shape == ref.shape == (4, 32 * (23 // 2 - 4))

@@ -6,11 +6,15 @@ DP-SGD over subgraphs needs each subgraph's whole gradient, clipped. The referen
 example under ``torch.func.vmap``: O(B n^2) per layer for a batch padded to its largest subgraph
 n, and most of a DPLP-PS run (py-spy on Yeast, k = 4: 88% of the run in ``per_sample_gradients``).
 
-Every trainable parameter of the GCN / SAGE / GIN backbones sits in an affine map applied row by
-row, and each row belongs to one subgraph: the DRNL embedding (a row per node), each ``nn.Linear``
-of the message-passing layers (a row per node, or per target node in the last layer), the GCN
-layers' bias (added to those rows) and the head's two linear maps (a row per subgraph). Subgraph
-b's gradient of such a map is the sum over its rows r of ``g_r a_r^T`` (weight), ``g_r`` (bias),
+Every trainable parameter of the four backbones sits in an affine map applied row by row, and
+each row belongs to one subgraph: the DRNL embedding (a row per node), each ``nn.Linear`` of the
+message-passing layers (a row per node, or per target node in the last GCN / SAGE / GIN layer), the
+GCN layers' bias (added to those rows), DGCNN's readout (its first 1-D convolution, a
+:class:`~graphpriv.nn.subgraph_gnn.RowConv1d`, a row per pooled node; its second, kernel 5 and
+stride 1, a row per window of the pooled channels, the window's entries unfolded) and the head's two
+linear maps (a row per subgraph). SortPooling only selects rows of the subgraph's own nodes, so
+the gradient it passes back stays in the subgraph. Subgraph b's gradient of such a map is the sum
+over its rows r of ``g_r a_r^T`` (weight), ``g_r`` (bias),
 or ``g_r`` scattered to the row's label (embedding), with ``a_r`` the row's input and ``g_r`` the
 gradient of the summed loss at the row's output: one forward and one backward pass of the sparse
 batch (:class:`~graphpriv.nn.subgraph_gnn.SparseBatch`, O(nodes + edges)) give them all. The
@@ -18,7 +22,7 @@ per-subgraph gradients of these maps are small (``hidden`` x ``hidden``), so the
 batched product over the rows padded per subgraph, their norms taken, and the clipped sum is one
 product per map (Goodfellow,
 "Efficient per-example gradient computations", arXiv:1510.01799; Opacus's hooks do the same for
-``nn.Linear`` on ``[B, T, in]`` inputs).
+``nn.Linear`` on ``[B, T, in]`` inputs and for ``nn.Conv1d`` through the unfolded windows).
 
 It is the same sum as the reference, to float rounding (tested for every backbone, dropout
 included): the batch is split into the same size buckets, and each bucket's sparse forward draws
@@ -38,7 +42,7 @@ from torch import Tensor, nn
 from torch_geometric.nn.dense import DenseGCNConv
 from torch_geometric.nn.dense.linear import Linear as PygLinear
 
-from graphpriv.nn.subgraph_gnn import Backbone, SparseBatch, SubgraphGNN
+from graphpriv.nn.subgraph_gnn import RowConv1d, SparseBatch, SubgraphGNN
 from graphpriv.privacy.engine import ClippedSum, bucketed_sum, norm_clip_factors
 
 __all__ = ["sparse_clipped_sum", "subgraph_clipped_sum"]
@@ -46,36 +50,52 @@ __all__ = ["sparse_clipped_sum", "subgraph_clipped_sum"]
 
 @dataclass
 class _Map:
-    """One affine map: its weight (and bias) parameter names; ``embedding`` for a lookup table."""
+    """One affine map: its weight (and bias) parameter names; ``embedding`` for a lookup table,
+    ``windows`` for a 1-D convolution of stride 1 (its rows: the unfolded windows of its input)."""
 
     weight: str
     bias: str | None
     embedding: bool = False
+    windows: bool = False
 
 
 def _maps(model: SubgraphGNN) -> dict[nn.Module, _Map]:
     """Every module whose calls carry the model's trainable parameters, keyed by module.
 
     Raises:
-        TypeError: a DGCNN backbone, or a trainable parameter outside these maps.
+        TypeError: a trainable parameter outside these maps, or a 1-D convolution with a stride,
+            padding, dilation or groups (its windows would not be its input's unfolded ones).
     """
-    if model.backbone is Backbone.DGCNN:
-        raise TypeError("subgraph_clipped_sum covers the gcn, sage and gin backbones; DGCNN's 1-D convolutions "
-                        "need the vmap clipped sum (graphpriv.privacy.engine.clipped_gradient_sum)")
     owners = {m.lin: f"{name}.bias" for name, m in model.named_modules()
               if isinstance(m, DenseGCNConv) and m.bias is not None}
     maps: dict[nn.Module, _Map] = {}
     for name, module in model.named_modules():
+        bias = f"{name}.bias" if getattr(module, "bias", None) is not None else None
         if isinstance(module, nn.Embedding):
             maps[module] = _Map(f"{name}.weight", None, embedding=True)
-        elif isinstance(module, (nn.Linear, PygLinear)):  # PyG's dense layers hold its own Linear
-            bias = f"{name}.bias" if module.bias is not None else owners.get(module)
-            maps[module] = _Map(f"{name}.weight", bias)
+        elif isinstance(module, (nn.Linear, PygLinear, RowConv1d)):  # PyG's dense layers hold its own Linear
+            maps[module] = _Map(f"{name}.weight", bias or owners.get(module))
+        elif isinstance(module, nn.Conv1d):
+            if (module.stride, module.padding, module.dilation, module.groups) != ((1,), (0,), (1,), 1):
+                raise TypeError(f"subgraph_clipped_sum: {name} is a 1-D convolution with a stride, padding, dilation "
+                                "or groups; only stride 1 without padding is covered")
+            maps[module] = _Map(f"{name}.weight", bias, windows=True)
     covered = {m.weight for m in maps.values()} | {m.bias for m in maps.values() if m.bias}
     stray = [n for n, p in model.named_parameters() if p.requires_grad and n not in covered]
     if stray:
-        raise TypeError(f"subgraph_clipped_sum: parameter {stray[0]} sits outside an embedding or linear map")
+        raise TypeError(f"subgraph_clipped_sum: parameter {stray[0]} sits outside an embedding, linear or "
+                        "convolution map")
     return maps
+
+
+def _example_rows(spec: _Map, module: nn.Module, a: Tensor, g: Tensor) -> tuple[Tensor, Tensor, int]:
+    """A per-example call's input and output gradient as rows ``[B, R, in]``, ``[B, R, out]``, and R:
+    a :class:`RowConv1d`'s rows as they are, a stride-1 convolution's ``[B, C, L]`` input as its
+    ``L - kernel + 1`` windows (``C * kernel`` entries each, the weight's flattened order)."""
+    if spec.windows:
+        a = a.unfold(2, module.kernel_size[0], 1).permute(0, 2, 1, 3).flatten(2)
+        g = g.transpose(1, 2)
+    return a, g, a.shape[1]
 
 
 def sparse_clipped_sum(model: SubgraphGNN, batch: SparseBatch, y: Tensor, max_grad_norm: float, *,
@@ -87,7 +107,7 @@ def sparse_clipped_sum(model: SubgraphGNN, batch: SparseBatch, y: Tensor, max_gr
     whose gradient norm is inf or NaN contributes exactly 0.
 
     Args:
-        model: a GCN / SAGE / GIN :class:`SubgraphGNN` (train mode for dropout).
+        model: a :class:`SubgraphGNN` of any backbone (train mode for dropout).
         batch: B subgraphs (:func:`graphpriv.linkpred.subgraphs.collate_sparse`). y: ``[B]`` float
             labels. max_grad_norm: C > 0. maps: the model's maps (found again when None).
 
@@ -96,8 +116,9 @@ def sparse_clipped_sum(model: SubgraphGNN, batch: SparseBatch, y: Tensor, max_gr
         per-example gradient norms before clipping [B])``.
 
     Raises:
-        TypeError: a DGCNN model, a map applied twice in one forward (a shared layer), or a map
-            applied to rows that are neither the batch's nodes, its target nodes nor its subgraphs.
+        TypeError: a map applied twice in one forward (a shared layer), or a map applied to rows
+            that are neither the batch's nodes, its target nodes, its subgraphs nor ``[B, R, *]``
+            rows of its subgraphs.
     """
     maps = _maps(model) if maps is None else maps
     num = batch.num_subgraphs
@@ -112,9 +133,11 @@ def sparse_clipped_sum(model: SubgraphGNN, batch: SparseBatch, y: Tensor, max_gr
             raise TypeError("subgraph_clipped_sum: a map ran twice in one forward (a shared layer); its per-example "
                             "norm is not the sum of its calls' norms: use the vmap clipped sum "
                             "(graphpriv.privacy.engine.clipped_gradient_sum)")
-        if args[0].shape[0] not in rows:
-            raise TypeError(f"subgraph_clipped_sum: a map ran on {args[0].shape[0]} rows, neither the batch's "
-                            f"{batch.z.numel()} nodes, its {2 * num} target nodes nor its {num} subgraphs")
+        rows_of_examples = args[0].dim() == 3 and args[0].shape[0] == num
+        if not rows_of_examples and (args[0].dim() > 2 or args[0].shape[0] not in rows):
+            raise TypeError(f"subgraph_clipped_sum: a map ran on input of shape {tuple(args[0].shape)}, neither the "
+                            f"batch's {batch.z.numel()} nodes, its {2 * num} target nodes, its {num} subgraphs nor "
+                            f"[{num}, R, *] rows of its subgraphs")
         calls.append((module, args[0].detach(), output))
 
     handles = [module.register_forward_hook(keep) for module in maps]
@@ -127,17 +150,25 @@ def sparse_clipped_sum(model: SubgraphGNN, batch: SparseBatch, y: Tensor, max_gr
     squared = torch.zeros(num, dtype=losses.dtype)
     parts = []
     for (module, a, _), g in zip(calls, grads):
-        spec, (owner, slot, width) = maps[module], rows[a.shape[0]]
-        if spec.embedding:  # example b's gradient: its rows' g summed per label
+        spec = maps[module]
+        if a.dim() == 3:  # [B, R, *] rows per example: already laid out as the batched product needs
+            padded_a, padded_g, width = _example_rows(spec, module, a, g)
+            owner = torch.arange(num).repeat_interleave(width)
+            a, g = padded_a.reshape(num * width, -1), padded_g.reshape(num * width, -1)
+        elif spec.embedding:  # example b's gradient: its rows' g summed per label
+            owner = rows[a.shape[0]][0]
             per = torch.zeros(num * module.num_embeddings, g.shape[1], dtype=g.dtype)
             per.index_add_(0, owner * module.num_embeddings + a, g)
             squared = squared + per.view(num, -1).pow(2).sum(1)
-        else:  # example b's gradient g_b^T a_b, its rows padded to [width, *] (a batched product)
+            parts.append((spec, a, g, owner))
+            continue
+        else:  # example b's rows padded to [width, *]
+            owner, slot, width = rows[a.shape[0]]
             padded_g = g.new_zeros(num, width, g.shape[1]).index_put((owner, slot), g)
             padded_a = a.new_zeros(num, width, a.shape[1]).index_put((owner, slot), a)
-            squared = squared + (padded_g.transpose(1, 2) @ padded_a).pow(2).sum((1, 2))
-            if spec.bias is not None:
-                squared = squared + padded_g.sum(1).pow(2).sum(1)
+        squared = squared + (padded_g.transpose(1, 2) @ padded_a).pow(2).sum((1, 2))  # ||g_b^T a_b||^2
+        if spec.bias is not None:
+            squared = squared + padded_g.sum(1).pow(2).sum(1)
         parts.append((spec, a, g, owner))
     norms = squared.sqrt()
     factor, finite = norm_clip_factors(norms, max_grad_norm), torch.isfinite(norms)
@@ -148,7 +179,8 @@ def sparse_clipped_sum(model: SubgraphGNN, batch: SparseBatch, y: Tensor, max_gr
         if spec.embedding:
             summed[spec.weight] = summed[spec.weight].index_add(0, a, scaled)
             continue
-        summed[spec.weight] = summed[spec.weight] + scaled.T @ torch.where(keep_rows.unsqueeze(1), a, 0.0)
+        weight = scaled.T @ torch.where(keep_rows.unsqueeze(1), a, 0.0)
+        summed[spec.weight] = summed[spec.weight] + weight.view_as(summed[spec.weight])
         if spec.bias is not None:
             summed[spec.bias] = summed[spec.bias] + scaled.sum(0)
     return summed, losses.detach(), norms
@@ -163,7 +195,7 @@ def subgraph_clipped_sum(model: SubgraphGNN, collate: Callable[[Tensor], tuple[t
     Neighbouring relation: add/remove one example (subgraph): each moves the sum by at most C.
 
     Args:
-        model: a GCN / SAGE / GIN :class:`SubgraphGNN`.
+        model: a :class:`SubgraphGNN` of any backbone.
         collate: ``indices [B] -> ((SparseBatch,), y [B])``
             (:func:`graphpriv.linkpred.subgraphs.collate_sparse`). max_grad_norm: C > 0.
         sizes: ``[N]`` node count per example, and buckets: the count of size-sorted groups (as
@@ -173,7 +205,8 @@ def subgraph_clipped_sum(model: SubgraphGNN, collate: Callable[[Tensor], tuple[t
         ``indices -> ({name: summed clipped gradient}, per-example losses [B] in bucket order)``.
 
     Raises:
-        TypeError: a DGCNN model (use the vmap clipped sum), raised here, before any training.
+        TypeError: a trainable parameter outside the maps :func:`sparse_clipped_sum` covers, raised
+            here, before any training.
     """
     maps = _maps(model)
 

@@ -53,7 +53,6 @@ from graphpriv.linkpred.subgraph_clipping import subgraph_clipped_sum
 from graphpriv.linkpred.subgraphs import (
     Extractor,
     SubgraphSet,
-    collate_dense,
     collate_sparse,
     extract_subgraphs,
 )
@@ -330,12 +329,9 @@ class _Selector:
 def _train_private(model, train_set, config, cap, sampler, engine_args, selector: _Selector, steps, per_epoch,
                    progress: Progress) -> None:
     sizes = torch.from_numpy(train_set.num_nodes_per_subgraph)
-    if config.backbone is Backbone.DGCNN:  # the engine's vmap sum over padded dense batches
-        clipped = {"loss_fn": bce_loss, "collate": lambda idx: collate_dense(train_set, idx, max_label=cap),
-                   "sizes": sizes, "buckets": config.buckets}
-    else:  # the same sum from one sparse batch per bucket
-        clipped = {"clipped_sum": subgraph_clipped_sum(model, lambda idx: collate_sparse(train_set, idx, max_label=cap),
-                                                       config.max_grad_norm, sizes=sizes, buckets=config.buckets)}
+    # the vmap sum's clipped per-subgraph gradients, from one sparse batch per bucket
+    clipped = {"clipped_sum": subgraph_clipped_sum(model, lambda idx: collate_sparse(train_set, idx, max_label=cap),
+                                                   config.max_grad_norm, sizes=sizes, buckets=config.buckets)}
     engine = DPSGD(model, make_optimizer(model, config), sampler, **clipped, **engine_args)
     for step in range(1, steps + 1):
         model.train()

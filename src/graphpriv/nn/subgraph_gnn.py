@@ -217,6 +217,20 @@ def _aggregate(conv: nn.Module, x: Tensor, batch: SparseBatch, last: bool) -> Te
     return out if conv.bias is None else out + conv.bias
 
 
+class RowConv1d(nn.Conv1d):
+    """DGCNN's first 1-D convolution, whose kernel and stride are the width of a pooled row: a linear
+    map of each row, computed as such (the same function and parameters as :class:`torch.nn.Conv1d`
+    on the rows laid end to end, without its backward, several times slower on CPU for SEAL's
+    ``sort_k`` of a few hundred).
+
+    Shapes: ``[B, R, kernel_size]`` rows (``in_channels`` 1) -> ``[B, R, out_channels]``.
+    """
+
+    def forward(self, rows: Tensor) -> Tensor:
+        """``[B, R, kernel_size] -> [B, R, out_channels]``: each row times the flattened kernel, plus the bias."""
+        return F.linear(rows, self.weight.flatten(1), self.bias)
+
+
 class SubgraphGNN(nn.Module):
     """Score the target pair (local nodes 0 and 1) of DRNL-labelled subgraphs.
 
@@ -250,7 +264,7 @@ class SubgraphGNN(nn.Module):
             self.convs = nn.ModuleList([DenseGCNConv(hidden, hidden) for _ in range(num_layers)]
                                        + [DenseGCNConv(hidden, 1)])
             total = hidden * num_layers + 1
-            self.conv1 = nn.Conv1d(1, 16, kernel_size=total, stride=total)
+            self.conv1 = RowConv1d(1, 16, kernel_size=total, stride=total)
             self.conv2 = nn.Conv1d(16, 32, kernel_size=5, stride=1)
             width = 32 * ((sort_k // 2) - 5 + 1)
             if width <= 0:
@@ -333,10 +347,7 @@ class SubgraphGNN(nn.Module):
     def _readout(self, pooled: Tensor) -> Tensor:
         """The two 1-D convolutions of the pooled rows ``[B, sort_k, total]``:
         ``[B, 32 * (sort_k // 2 - 4)]``."""
-        # conv1 (kernel = stride = total) is a linear map of each pooled row: computed as such, the
-        # same function and parameters as the Conv1d, without its backward (several times slower
-        # on CPU for SEAL's sort_k of a few hundred)
-        out = F.relu(F.linear(pooled, self.conv1.weight.flatten(1), self.conv1.bias)).transpose(1, 2)
+        out = F.relu(self.conv1(pooled)).transpose(1, 2)
         out = F.max_pool1d(out, 2, 2)  # [B, 16, sort_k // 2]
         return F.relu(self.conv2(out)).flatten(1)
 
