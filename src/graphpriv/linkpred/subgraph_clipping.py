@@ -123,9 +123,10 @@ def sparse_clipped_sum(model: SubgraphGNN, batch: SparseBatch, y: Tensor, max_gr
     maps = _maps(model) if maps is None else maps
     num = batch.num_subgraphs
     pairs = torch.arange(num).repeat_interleave(2)
-    rows = {batch.z.numel(): (batch.owner, batch.local, max(batch.width, 1)),  # (owner, slot, slots per example)
-            2 * num: (pairs, torch.arange(2).repeat(num), 2),
-            num: (torch.arange(num), torch.zeros_like(pairs[:num]), 1)}
+    slots = max(batch.width, 1)  # (owner, position in the [B * slots, *] padded layout, slots per example)
+    rows = {batch.z.numel(): (batch.owner, batch.owner * slots + batch.local, slots),
+            2 * num: (pairs, torch.arange(2 * num), 2),
+            num: (torch.arange(num), torch.arange(num), 1)}
     calls: list[tuple[nn.Module, Tensor, Tensor]] = []
 
     def keep(module: nn.Module, args: tuple[Tensor, ...], output: Tensor) -> None:
@@ -163,9 +164,9 @@ def sparse_clipped_sum(model: SubgraphGNN, batch: SparseBatch, y: Tensor, max_gr
             parts.append((spec, a, g, owner))
             continue
         else:  # example b's rows padded to [width, *]
-            owner, slot, width = rows[a.shape[0]]
-            padded_g = g.new_zeros(num, width, g.shape[1]).index_put((owner, slot), g)
-            padded_a = a.new_zeros(num, width, a.shape[1]).index_put((owner, slot), a)
+            owner, position, width = rows[a.shape[0]]
+            padded_g = g.new_zeros(num * width, g.shape[1]).index_copy_(0, position, g).view(num, width, -1)
+            padded_a = a.new_zeros(num * width, a.shape[1]).index_copy_(0, position, a).view(num, width, -1)
         squared = squared + (padded_g.transpose(1, 2) @ padded_a).pow(2).sum((1, 2))  # ||g_b^T a_b||^2
         if spec.bias is not None:
             squared = squared + padded_g.sum(1).pow(2).sum(1)
