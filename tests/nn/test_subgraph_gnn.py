@@ -150,6 +150,7 @@ def test_sort_rows_are_the_rows_sort_pooling_takes_from_the_dense_layout():
         mask = torch.zeros(b.num_subgraphs, width, dtype=torch.bool)
         mask[b.owner, b.local] = True
         want = model._dense_rows(dense, mask)
-        got = model._sort_rows(h, b)
+        got = model._sort_rows([h], b)
         assert got.shape == (b.num_subgraphs, model.sort_k, 5) and torch.equal(got, want)
+        assert torch.equal(model._sort_rows(list(h.split([2, 1, 2], dim=1)), b), want)  # layers, not their concatenation
         assert bool((got[sizes < model.sort_k, -1] == 0).all())  # a small subgraph's last rows are zero

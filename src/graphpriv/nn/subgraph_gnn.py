@@ -300,7 +300,7 @@ class SubgraphGNN(nn.Module):
             for conv in self.convs:
                 x = torch.tanh(_aggregate(conv, x, batch, last=False))
                 layers.append(x)
-            return self._head(self._readout(self._sort_rows(torch.cat(layers, dim=-1), batch)))
+            return self._head(self._readout(self._sort_rows(layers, batch)))
         for i, conv in enumerate(self.convs):
             last = i == len(self.convs) - 1
             x = F.relu(_aggregate(conv, x, batch, last))
@@ -330,19 +330,23 @@ class SubgraphGNN(nn.Module):
         pooled = torch.gather(h, 1, top.unsqueeze(-1).expand(-1, -1, h.size(-1)))
         return pooled * torch.gather(mask, 1, top).unsqueeze(-1)
 
-    def _sort_rows(self, h: Tensor, batch: SparseBatch) -> Tensor:
-        """SortPooling of the sparse batch's node rows ``h [T, total]``: the rows :meth:`_dense_rows`
+    def _sort_rows(self, layers: list[Tensor], batch: SparseBatch) -> Tensor:
+        """SortPooling of the sparse batch's node rows, the concatenation of ``layers`` (each ``[T, *]``,
+        ``total`` columns in all; the score is the last column): the rows :meth:`_dense_rows`
         takes from the dense layout, ``[B, sort_k, total]``, bit for bit (the same
         ``topk`` of the same padded score matrix, so ties fall the same way), without scattering
         every row into that layout (``[B, n, total]``, n the largest subgraph: most of an
-        evaluation pass on SEAL's Facebook at k = 4; only the scores are laid out, ``[B, n]``)."""
+        evaluation pass on SEAL's Facebook at k = 4; only the scores are laid out, ``[B, n]``) and
+        without concatenating every node's row (only the ``B * sort_k`` rows taken are)."""
+        last = layers[-1]
         width = max(batch.width, self.sort_k)
-        score = h.new_full((batch.num_subgraphs, width), float("-inf")).index_put((batch.owner, batch.local),
-                                                                                  h[:, -1])
+        score = last.new_full((batch.num_subgraphs, width), float("-inf")).index_put((batch.owner, batch.local),
+                                                                                     last[:, -1])
         top = torch.topk(score, self.sort_k, dim=1).indices  # [B, k]
         valid = top < batch.ptr.diff().unsqueeze(1)  # a padding position: the subgraph is smaller than k
-        rows = (batch.ptr[:-1].unsqueeze(1) + top).clamp(max=max(h.size(0) - 1, 0))
-        return torch.where(valid.unsqueeze(-1), h[rows], h.new_zeros(()))
+        rows = (batch.ptr[:-1].unsqueeze(1) + top).clamp(max=max(last.size(0) - 1, 0))
+        taken = torch.cat([layer[rows] for layer in layers], dim=-1)
+        return torch.where(valid.unsqueeze(-1), taken, taken.new_zeros(()))
 
     def _readout(self, pooled: Tensor) -> Tensor:
         """The two 1-D convolutions of the pooled rows ``[B, sort_k, total]``:
