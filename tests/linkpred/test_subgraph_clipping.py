@@ -46,11 +46,12 @@ def test_sparse_clipped_sum_equals_the_vmap_reference(backbone, extractor, kw):
             assert torch.allclose(got_loss, want_loss, atol=1e-6)
 
 
-def test_norms_are_the_per_example_gradient_norms_and_clipping_bounds_each_example():
+@pytest.mark.parametrize("backbone", ["gcn", "dgcnn"])
+def test_norms_are_the_per_example_gradient_norms_and_clipping_bounds_each_example(backbone):
     s = _subgraphs(Extractor.PATH, k=3)
     idx = torch.arange(len(s))
     torch.manual_seed(0)
-    model = SubgraphGNN(7, backbone="gcn", num_layers=2, dropout=0.0)
+    model = SubgraphGNN(7, backbone=backbone, num_layers=2, dropout=0.0)
     inputs, y = collate_dense(s, idx, max_label=6)
     grads, _ = per_sample_gradients(model, bce_loss, inputs, y)
     (batch,), y2 = collate_sparse(s, idx, max_label=6)
@@ -65,11 +66,12 @@ def test_norms_are_the_per_example_gradient_norms_and_clipping_bounds_each_examp
         assert total <= clip * (1 + 1e-5) and total >= clip * 0.99
 
 
-def test_a_non_finite_example_contributes_exactly_zero():
+@pytest.mark.parametrize("backbone", ["gcn", "dgcnn"])
+def test_a_non_finite_example_contributes_exactly_zero(backbone):
     s = _subgraphs(Extractor.PATH, k=3)
     idx = torch.arange(6)
     torch.manual_seed(0)
-    model = SubgraphGNN(7, backbone="gcn", num_layers=2, dropout=0.0)
+    model = SubgraphGNN(7, backbone=backbone, num_layers=2, dropout=0.0)
     (batch,), y = collate_sparse(s, idx, max_label=6)
     (rest,), y_rest = collate_sparse(s, idx[1:], max_label=6)
     clean, _, _ = sparse_clipped_sum(model, rest, y_rest, 0.5)
