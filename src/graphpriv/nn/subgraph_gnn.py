@@ -3,12 +3,15 @@
 Source: DPLP (Ran, Ye, Hu, Huang, Xu, Fu, "Differentially Private Graph Neural Networks for Link
 Prediction"), Sec. IV and VII-A ("hidden 32, ReLU, dropout"; Table III backbones); SEAL's
 labelling trick (Zhang & Chen, NeurIPS 2018); DGCNN (Zhang, Cui, Neumann, Chen, AAAI 2018).
-Batches are dense and padded
-(:func:`graphpriv.linkpred.subgraphs.collate_dense`) so that the forward runs on one example at a
-time under ``torch.func.vmap`` for per-subgraph DP-SGD; layers are PyG's dense convolutions.
+The model takes dense, padded batches
+(:func:`graphpriv.linkpred.subgraphs.collate_dense`), on which the forward can run one example at a
+time under ``torch.func.vmap`` (the reference per-subgraph DP-SGD sum,
+:func:`graphpriv.privacy.engine.clipped_gradient_sum`; the SEAL attack's batches); layers are PyG's
+dense convolutions.
 
-Where no per-example gradient is needed (non-private training, scoring), the same model takes a
-:class:`SparseBatch` (:func:`graphpriv.linkpred.subgraphs.collate_sparse`): the subgraphs as one
+Training (DP-SGD included: :mod:`graphpriv.linkpred.subgraph_clipping` takes the per-subgraph
+clipped sum from it) and scoring use a
+:class:`SparseBatch` (:func:`graphpriv.linkpred.subgraphs.collate_sparse`) instead: the subgraphs as one
 disjoint union, the same layers' parameters applied by sparse aggregation, at a cost of O(nodes +
 edges) instead of O(B n^2) for a batch padded to its largest subgraph n (1-hop subgraphs of PolBlogs
 average 125 nodes but a batch of 128 pads to about 330). Only the rows the readout reads are
