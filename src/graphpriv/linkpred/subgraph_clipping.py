@@ -12,8 +12,9 @@ message-passing layers (a row per node, or per target node in the last GCN / SAG
 GCN layers' bias (added to those rows), DGCNN's readout (its first 1-D convolution, a
 :class:`~graphpriv.nn.subgraph_gnn.RowConv1d`, a row per pooled node; its second, kernel 5 and
 stride 1, a row per window of the pooled channels, the window's entries unfolded) and the head's two
-linear maps (a row per subgraph). SortPooling only selects rows of the subgraph's own nodes, so
-the gradient it passes back stays in the subgraph. Subgraph b's gradient of such a map is the sum
+linear maps (a row per subgraph). SortPooling only selects rows of the subgraph's own nodes (a
+padding position, where a subgraph has fewer than ``sort_k`` nodes, is zeroed by ``torch.where``),
+so the gradient it passes back stays in the subgraph. Subgraph b's gradient of such a map is the sum
 over its rows r of ``g_r a_r^T`` (weight), ``g_r`` (bias),
 or ``g_r`` scattered to the row's label (embedding), with ``a_r`` the row's input and ``g_r`` the
 gradient of the summed loss at the row's output: one forward and one backward pass of the sparse
@@ -73,7 +74,7 @@ def _maps(model: SubgraphGNN) -> dict[nn.Module, _Map]:
         bias = f"{name}.bias" if getattr(module, "bias", None) is not None else None
         if isinstance(module, nn.Embedding):
             maps[module] = _Map(f"{name}.weight", None, embedding=True)
-        elif isinstance(module, (nn.Linear, PygLinear, RowConv1d)):  # PyG's dense layers hold its own Linear
+        elif isinstance(module, (nn.Linear, PygLinear, RowConv1d)):  # a PyG dense GCN layer's bias sits on the layer
             maps[module] = _Map(f"{name}.weight", bias or owners.get(module))
         elif isinstance(module, nn.Conv1d):
             if (module.stride, module.padding, module.dilation, module.groups) != ((1,), (0,), (1,), 1):
@@ -134,9 +135,15 @@ def sparse_clipped_sum(model: SubgraphGNN, batch: SparseBatch, y: Tensor, max_gr
             raise TypeError("subgraph_clipped_sum: a map ran twice in one forward (a shared layer); its per-example "
                             "norm is not the sum of its calls' norms: use the vmap clipped sum "
                             "(graphpriv.privacy.engine.clipped_gradient_sum)")
-        rows_of_examples = args[0].dim() == 3 and args[0].shape[0] == num
-        if not rows_of_examples and (args[0].dim() > 2 or args[0].shape[0] not in rows):
-            raise TypeError(f"subgraph_clipped_sum: a map ran on input of shape {tuple(args[0].shape)}, neither the "
+        spec, shape = maps[module], args[0].shape
+        if spec.embedding:  # labels [T]
+            fits = len(shape) == 1 and shape[0] in rows
+        elif spec.windows:  # [B, C, L]
+            fits = len(shape) == 3 and shape[0] == num
+        else:  # rows [T, 2B or B, *], or [B, R, *] rows of each subgraph
+            fits = (len(shape) == 2 and shape[0] in rows) or (len(shape) == 3 and shape[0] == num)
+        if not fits:
+            raise TypeError(f"subgraph_clipped_sum: a map ran on input of shape {tuple(shape)}, neither the "
                             f"batch's {batch.z.numel()} nodes, its {2 * num} target nodes, its {num} subgraphs nor "
                             f"[{num}, R, *] rows of its subgraphs")
         calls.append((module, args[0].detach(), output))

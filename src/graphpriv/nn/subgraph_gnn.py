@@ -9,8 +9,8 @@ time under ``torch.func.vmap`` (the reference per-subgraph DP-SGD sum,
 :func:`graphpriv.privacy.engine.clipped_gradient_sum`; the SEAL attack's batches); layers are PyG's
 dense convolutions.
 
-Training (DP-SGD included: :mod:`graphpriv.linkpred.subgraph_clipping` takes the per-subgraph
-clipped sum from it) and scoring use a
+DPLP's training (DP-SGD included: :mod:`graphpriv.linkpred.subgraph_clipping` takes the
+per-subgraph clipped sum from it) and scoring use a
 :class:`SparseBatch` (:func:`graphpriv.linkpred.subgraphs.collate_sparse`) instead: the subgraphs as one
 disjoint union, the same layers' parameters applied by sparse aggregation, at a cost of O(nodes +
 edges) instead of O(B n^2) for a batch padded to its largest subgraph n (1-hop subgraphs of PolBlogs
@@ -222,12 +222,28 @@ def _aggregate(conv: nn.Module, x: Tensor, batch: SparseBatch, last: bool) -> Te
 
 class RowConv1d(nn.Conv1d):
     """DGCNN's first 1-D convolution, whose kernel and stride are the width of a pooled row: a linear
-    map of each row, computed as such (the same function and parameters as :class:`torch.nn.Conv1d`
-    on the rows laid end to end, without its backward, several times slower on CPU for SEAL's
-    ``sort_k`` of a few hundred).
+    map of each row, computed as such. It is the same function, with the same parameters, as
+    :class:`torch.nn.Conv1d` on the rows laid end to end, and avoids that layer's backward, several
+    times slower on CPU for SEAL's ``sort_k`` of a few hundred.
 
-    Shapes: ``[B, R, kernel_size]`` rows (``in_channels`` 1) -> ``[B, R, out_channels]``.
+    Args: as :class:`torch.nn.Conv1d`, with ``in_channels`` 1 and ``stride`` equal to
+    ``kernel_size`` (the defaults otherwise).
+
+    Shapes: ``[B, R, kernel_size]`` rows -> ``[B, R, out_channels]``.
+
+    Raises:
+        ValueError: another ``in_channels``, ``stride``, ``padding``, ``dilation`` or ``groups`` (the
+            layer would not be a map of each row).
     """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if (self.in_channels, self.stride, self.padding, self.dilation, self.groups) != (
+                1, self.kernel_size, (0,), (1,), 1):
+            raise ValueError("RowConv1d is a map of each row: in_channels 1, stride = kernel_size, no padding, "
+                             f"dilation or groups (got in_channels {self.in_channels}, stride {self.stride}, "
+                             f"kernel_size {self.kernel_size}, padding {self.padding}, dilation {self.dilation}, "
+                             f"groups {self.groups})")
 
     def forward(self, rows: Tensor) -> Tensor:
         """``[B, R, kernel_size] -> [B, R, out_channels]``: each row times the flattened kernel, plus the bias."""
@@ -349,6 +365,9 @@ class SubgraphGNN(nn.Module):
         valid = top < batch.ptr.diff().unsqueeze(1)  # a padding position: the subgraph is smaller than k
         rows = (batch.ptr[:-1].unsqueeze(1) + top).clamp(max=max(last.size(0) - 1, 0))
         taken = torch.cat([layer[rows] for layer in layers], dim=-1)
+        # a padding position's row is the next subgraph's node: torch.where (not a product with the mask)
+        # keeps its values, NaN or inf included, and its gradient out of this subgraph, which DP-SGD's
+        # per-subgraph clipping relies on (graphpriv.linkpred.subgraph_clipping)
         return torch.where(valid.unsqueeze(-1), taken, taken.new_zeros(()))
 
     def _readout(self, pooled: Tensor) -> Tensor:
