@@ -7,12 +7,29 @@ moves training into estimators and evaluation into protocols, and must not chang
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
 from tests.regression.cells import CELLS, GOLDEN, run_cell, summary
 
 GOLDEN_VALUES = json.loads(GOLDEN.read_text())
+# Four fixed-seed cells round differently on AVX-512 machines even with torch's and MKL's kernels
+# pinned to AVX2 (conftest): there, these metrics were pinned on an AVX-512 Intel Xeon (the others
+# are the same on both). golden.json holds the AVX2 machine's numbers.
+AVX512 = GOLDEN.with_name("golden_avx512.json")
+
+
+def _has_avx512() -> bool:
+    try:
+        return "avx512f" in Path("/proc/cpuinfo").read_text().split()
+    except OSError:
+        return False
+
+
+if _has_avx512():
+    for _method, _metrics in json.loads(AVX512.read_text()).items():
+        GOLDEN_VALUES[_method]["metrics"].update(_metrics)
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 
