@@ -1,8 +1,17 @@
 """One small fixed-seed cell per method: the numbers the estimator redesign must keep.
 
-``python -m tests.regression.cells`` recomputes every cell and rewrites ``golden.json`` (run it
-only on purpose: the file pins what the current code computes); ``test_golden.py`` runs each cell
-through :func:`graphpriv.experiments.runner.run_method` and compares.
+``python -m tests.regression.cells`` recomputes every cell and rewrites this machine's pins (run it
+only on purpose: the files pin what the current code computes); ``test_golden.py`` runs each cell
+through :func:`graphpriv.experiments.runner.run_method` and compares with :func:`golden_values`.
+
+Four fixed-seed cells round differently on AVX-512 machines even with torch's and MKL's kernels
+pinned to AVX2 (tests/conftest.py; OpenBLAS and oneDNN pins change nothing; the cause is not
+found). ``golden.json`` holds an AVX2 machine's numbers; ``golden_avx512.json`` holds only the
+metrics an AVX-512 machine computes differently, and such machines read golden.json with those
+replaced. The writer keeps that split: on an AVX2 machine it rewrites golden.json; on an AVX-512
+machine it leaves golden.json alone and rewrites only golden_avx512.json, with the metrics that
+differ from golden.json (so a change of the code's numbers made on an AVX-512 machine shows up as
+a failure on AVX2 machines until it is re-pinned there, instead of being written into both).
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ import sys
 from pathlib import Path
 
 GOLDEN = Path(__file__).with_name("golden.json")
+GOLDEN_AVX512 = GOLDEN.with_name("golden_avx512.json")
 
 #: method -> config overrides; every cell runs on ``graph()`` with seed 0.
 CELLS: dict[str, dict] = {
@@ -98,12 +108,50 @@ def summary(result) -> dict:
             "delta": privacy.delta if privacy else None}
 
 
+def has_avx512(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """Whether this machine's CPU has AVX-512 (the ``avx512f`` flag in ``cpuinfo``); False where
+    the file cannot be read (not Linux)."""
+    try:
+        return "avx512f" in cpuinfo.read_text().split()
+    except OSError:
+        return False
+
+
+def golden_values(avx512: bool | None = None) -> dict:
+    """The pins this machine's cells must match: golden.json, with golden_avx512.json's metrics
+    in place of its own where ``avx512`` (default: :func:`has_avx512`)."""
+    values = json.loads(GOLDEN.read_text())
+    if has_avx512() if avx512 is None else avx512:
+        for method, metrics in json.loads(GOLDEN_AVX512.read_text()).items():
+            values[method]["metrics"].update(metrics)
+    return values
+
+
+def avx512_overrides(computed: dict, base: dict) -> dict:
+    """The metrics of ``computed`` (method -> summary) that differ from ``base``'s (golden.json):
+    what golden_avx512.json holds. Epsilon and delta are never overridden (they do not depend on
+    the machine); a method or metric missing from ``base`` raises KeyError (re-pin on AVX2 first)."""
+    out: dict = {}
+    for method, got in computed.items():
+        diff = {name: value for name, value in got["metrics"].items()
+                if value != base[method]["metrics"][name]}
+        if diff:
+            out[method] = diff
+    return out
+
+
 def main() -> None:
     out = {}
     for method in CELLS:
         out[method] = summary(run_cell(method))
         print(method, out[method], file=sys.stderr, flush=True)
-    GOLDEN.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    if has_avx512():
+        overrides = avx512_overrides(out, json.loads(GOLDEN.read_text()))
+        GOLDEN_AVX512.write_text(json.dumps(overrides, indent=1, sort_keys=True) + "\n")
+        print(f"AVX-512 machine: wrote {GOLDEN_AVX512.name} ({len(overrides)} methods differ from "
+              f"{GOLDEN.name}, left unchanged; re-pin it on an AVX2 machine)", file=sys.stderr)
+    else:
+        GOLDEN.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":

@@ -11,25 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.regression.cells import CELLS, GOLDEN, run_cell, summary
+from tests.regression.cells import CELLS, avx512_overrides, golden_values, has_avx512, run_cell, summary
 
-GOLDEN_VALUES = json.loads(GOLDEN.read_text())
-# Four fixed-seed cells round differently on AVX-512 machines even with torch's and MKL's kernels
-# pinned to AVX2 (conftest): there, these metrics were pinned on an AVX-512 Intel Xeon (the others
-# are the same on both). golden.json holds the AVX2 machine's numbers.
-AVX512 = GOLDEN.with_name("golden_avx512.json")
-
-
-def _has_avx512() -> bool:
-    try:
-        return "avx512f" in Path("/proc/cpuinfo").read_text().split()
-    except OSError:
-        return False
-
-
-if _has_avx512():
-    for _method, _metrics in json.loads(AVX512.read_text()).items():
-        GOLDEN_VALUES[_method]["metrics"].update(_metrics)
+# golden.json, with golden_avx512.json's metrics on AVX-512 machines (cells.py says why)
+GOLDEN_VALUES = golden_values()
 pytestmark = pytest.mark.usefixtures("one_thread")
 
 
@@ -58,3 +43,24 @@ def test_cell_matches_the_pinned_numbers(method):
     bad = {k: (got["metrics"][k], v) for k, v in want["metrics"].items() if not _close(got["metrics"][k], v)}
     assert not bad, f"{method}: metrics changed (got, pinned): {bad}"
     assert _close(got["epsilon"], want["epsilon"]) and _close(got["delta"], want["delta"]), (method, got, want)
+
+
+def test_avx512_pins_replace_only_their_metrics(tmp_path):
+    """An AVX-512 machine reads golden.json with golden_avx512.json's metrics in their place, and
+    nothing else of it changes; an AVX2 machine reads golden.json as written."""
+    base, avx512 = golden_values(avx512=False), golden_values(avx512=True)
+    assert base == json.loads(Path(__file__).with_name("golden.json").read_text())
+    overrides = json.loads(Path(__file__).with_name("golden_avx512.json").read_text())
+    assert overrides and set(overrides) <= set(base)
+    for method in base:
+        want = {**base[method]["metrics"], **overrides.get(method, {})}
+        assert avx512[method]["metrics"] == want
+        assert (avx512[method]["epsilon"], avx512[method]["delta"]) == (base[method]["epsilon"], base[method]["delta"])
+    # the writer's split recovers golden_avx512.json from the numbers an AVX-512 machine computes
+    assert avx512_overrides(avx512, base) == overrides
+    assert avx512_overrides(base, base) == {}
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("flags\t\t: fpu sse avx2 avx512f avx512dq\n")
+    assert has_avx512(cpuinfo)
+    cpuinfo.write_text("flags\t\t: fpu sse avx2\n")
+    assert not has_avx512(cpuinfo) and not has_avx512(tmp_path / "missing")
