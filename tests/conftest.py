@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 
 # The golden cells (tests/regression) pin fixed-seed trainings to 1e-6; torch's and MKL's kernels
-# may round differently on AVX-512 and AVX2 machines (the suspected cause of GAP's 100-epoch cells
-# flipping one prediction on an AVX2-only machine). On an AVX-512 Intel Xeon four cells still
-# differ with these pins (tests/regression/cells.py: golden_avx512.json holds its numbers). Both read these
-# before torch is first imported: every machine takes the AVX2 kernels.
-os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
-os.environ.setdefault("MKL_CBWR", "AVX2")
+# round differently on AVX-512 and AVX2 machines (GAP's 100-epoch cells flipped one prediction on
+# an AVX2-only machine; on an AVX-512 Xeon three cells differed until MKL's strict CNR mode).
+# pin_kernels (tests/regression/cells.py says what it pins and what still differs) runs before
+# torch is first imported: every machine takes the AVX2 kernels.
+from tests.regression.cells import pin_kernels  # noqa: E402  (stdlib only: torch not imported)
+
+pin_kernels()
 from pathlib import Path
 
 import pytest
