@@ -7,6 +7,7 @@ moves training into estimators and evaluation into protocols, and must not chang
 
 import json
 import math
+import os
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,19 @@ def test_avx512_pins_replace_only_their_metrics(tmp_path):
     assert has_avx512(cpuinfo)
     cpuinfo.write_text("flags\t\t: fpu sse avx2\n")
     assert not has_avx512(cpuinfo) and not has_avx512(tmp_path / "missing")
+
+
+def test_pin_kernels_sets_strict_cnr_only_on_avx512(monkeypatch):
+    """MKL's strict CNR mode on AVX-512 machines, the plain AVX2 branch elsewhere (what golden.json
+    was pinned with); a value already in the environment wins."""
+    import tests.regression.cells as cells
+
+    for avx512, want in ((True, "AVX2,STRICT"), (False, "AVX2")):
+        monkeypatch.delenv("MKL_CBWR", raising=False)
+        monkeypatch.delenv("ATEN_CPU_CAPABILITY", raising=False)
+        monkeypatch.setattr(cells, "has_avx512", lambda avx512=avx512: avx512)
+        cells.pin_kernels()
+        assert os.environ["MKL_CBWR"] == want and os.environ["ATEN_CPU_CAPABILITY"] == "avx2"
+    monkeypatch.setenv("MKL_CBWR", "COMPATIBLE")
+    cells.pin_kernels()
+    assert os.environ["MKL_CBWR"] == "COMPATIBLE"
