@@ -135,8 +135,10 @@ def pin_kernels() -> None:
 def golden_values(avx512: bool | None = None) -> dict:
     """The pins this machine's cells must match: golden.json, with golden_avx512.json's metrics
     in place of its own where ``avx512`` (default: :func:`has_avx512`)."""
+    if avx512 is None:
+        avx512 = has_avx512()
     values = json.loads(GOLDEN.read_text())
-    if has_avx512() if avx512 is None else avx512:
+    if avx512:
         for method, metrics in json.loads(GOLDEN_AVX512.read_text()).items():
             values[method]["metrics"].update(metrics)
     return values

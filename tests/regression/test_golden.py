@@ -8,11 +8,11 @@ moves training into estimators and evaluation into protocols, and must not chang
 import json
 import math
 import os
-from pathlib import Path
 
 import pytest
 
-from tests.regression.cells import CELLS, avx512_overrides, golden_values, has_avx512, run_cell, summary
+from tests.regression.cells import (CELLS, GOLDEN, GOLDEN_AVX512, avx512_overrides, golden_values, has_avx512,
+                                    run_cell, summary)
 
 # golden.json, with golden_avx512.json's metrics on AVX-512 machines (cells.py says why)
 GOLDEN_VALUES = golden_values()
@@ -50,8 +50,8 @@ def test_avx512_pins_replace_only_their_metrics(tmp_path):
     """An AVX-512 machine reads golden.json with golden_avx512.json's metrics in their place, and
     nothing else of it changes; an AVX2 machine reads golden.json as written."""
     base, avx512 = golden_values(avx512=False), golden_values(avx512=True)
-    assert base == json.loads(Path(__file__).with_name("golden.json").read_text())
-    overrides = json.loads(Path(__file__).with_name("golden_avx512.json").read_text())
+    assert base == json.loads(GOLDEN.read_text())
+    overrides = json.loads(GOLDEN_AVX512.read_text())
     assert overrides and set(overrides) <= set(base)
     for method in base:
         want = {**base[method]["metrics"], **overrides.get(method, {})}
