@@ -10,7 +10,7 @@ import os
 # an AVX2-only machine; on an AVX-512 Xeon three cells differed until MKL's strict CNR mode).
 # pin_kernels (tests/regression/cells.py says what it pins and what still differs) runs before
 # torch is first imported: every machine takes the AVX2 kernels.
-from tests.regression.cells import pin_kernels  # noqa: E402  (stdlib only: torch not imported)
+from tests.regression.cells import pin_kernels
 
 pin_kernels()
 from pathlib import Path

@@ -7,8 +7,8 @@ import torch
 
 from graphpriv.data.graph import pair_codes, undirected_pairs
 from graphpriv.data.splits import link_split
-from graphpriv.evaluation.link import training_graph
 from graphpriv.errors import ConfigError
+from graphpriv.evaluation.link import training_graph
 from graphpriv.experiments.registry import ESTIMATORS, make_config
 from graphpriv.linkpred.examples import uniform_training_links
 from graphpriv.methods.dplp_subgraph import SEALGCNLinkPredictor, SEALLinkPredictor, sort_pool_size

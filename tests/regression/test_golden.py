@@ -11,8 +11,16 @@ import os
 
 import pytest
 
-from tests.regression.cells import (CELLS, GOLDEN, GOLDEN_AVX512, avx512_overrides, golden_values, has_avx512,
-                                    run_cell, summary)
+from tests.regression.cells import (
+    CELLS,
+    GOLDEN,
+    GOLDEN_AVX512,
+    avx512_overrides,
+    golden_values,
+    has_avx512,
+    run_cell,
+    summary,
+)
 
 # golden.json, with golden_avx512.json's metrics on AVX-512 machines (cells.py says why)
 GOLDEN_VALUES = golden_values()
@@ -70,7 +78,7 @@ def test_avx512_pins_replace_only_their_metrics(tmp_path):
 def test_pin_kernels_sets_strict_cnr_only_on_avx512(monkeypatch):
     """MKL's strict CNR mode on AVX-512 machines, the plain AVX2 branch elsewhere (what golden.json
     was pinned with); a value already in the environment wins."""
-    import tests.regression.cells as cells
+    from tests.regression import cells
 
     for avx512, want in ((True, "AVX2,STRICT"), (False, "AVX2")):
         monkeypatch.delenv("MKL_CBWR", raising=False)

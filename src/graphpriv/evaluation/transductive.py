@@ -47,9 +47,11 @@ def fit_transductive(estimator: GAPClassifier | ProGAPClassifier | GCNClassifier
                      test_ratio: float, seed: int, timer: Timer,
                      progress: Progress = no_progress) -> tuple[float, Baseline, float]:
     """The protocol on one estimator: split (phase ``split``), ``fit`` on the whole graph with the
-    labelled training nodes (the estimator's phases added to ``timer``), accuracy on the labelled
-    test nodes of the fitted graph (phase ``inference``) beside the majority class's, and on the
-    labelled validation nodes (what a hyperparameter search reads, never the test accuracy).
+    labelled training nodes (GAP and ProGAP also get the labelled validation nodes, which pick their
+    epochs under ``model_selection="best_val"``; the estimators' phases added to ``timer``),
+    accuracy on the labelled test nodes of the fitted graph (phase ``inference``) beside the
+    majority class's, and on the labelled validation nodes (what a hyperparameter search reads,
+    never the test accuracy).
 
     Returns:
         ``(accuracy, baseline, val_accuracy)`` (NaN when no node of that part is labelled).
@@ -57,6 +59,7 @@ def fit_transductive(estimator: GAPClassifier | ProGAPClassifier | GCNClassifier
     Raises:
         DatasetError: a labelled class without a training node in the split (before any fit); and
             what :func:`~graphpriv.data.splits.node_split` and the estimator's ``fit`` raise.
+        ConfigError: ``model_selection="best_val"`` with no labelled validation node.
     """
     y = np.asarray(data.y)
     with timer.phase("split"):
@@ -68,11 +71,16 @@ def fit_transductive(estimator: GAPClassifier | ProGAPClassifier | GCNClassifier
                            f"split ({len(missing)} classes without one; seed {seed}): the classifier could never "
                            "predict it; use another seed or a larger training share (val_ratio, test_ratio), or mark "
                            "the rare classes unlabelled (-1)")
-    estimator.fit(data, train, num_classes=int(y.max()) + 1, progress=progress)
+    val = split.val_idx[y[split.val_idx] >= 0]
+    if estimator.get_params().get("model_selection") == "best_val" and not val.size:
+        raise ConfigError(f"model_selection='best_val' picks epochs on the validation nodes, and this split has no "
+                          f"labelled one (val_ratio {val_ratio}): raise val_ratio, or set model_selection='last'")
+    selects = isinstance(estimator, (GAPClassifier, ProGAPClassifier)) and val.size
+    estimator.fit(data, train, num_classes=int(y.max()) + 1, progress=progress,
+                  **({"val_nodes": val} if selects else {}))
     timer.merge(estimator.timings_)
     with timer.phase("inference"):
         test = split.test_idx[y[split.test_idx] >= 0]
-        val = split.val_idx[y[split.val_idx] >= 0]
         return _accuracy(estimator, y, test), majority_class(y[train], y[test]), _accuracy(estimator, y, val)
 
 

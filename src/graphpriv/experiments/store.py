@@ -83,9 +83,10 @@ _SUPERSEDED = _TABLE.format(name="superseded", autoincrement="", extra=",\n    s
 _INDEX = "CREATE UNIQUE INDEX runs_cell ON runs (method, dataset, seed, config_hash)"
 
 
-#: Settings a method gained after runs of it were stored, left out of the key while they hold their
-#: neutral default (None), so that those runs keep their keys: SEAL's ``max_train_links``.
-KEY_ADDITIONS = frozenset({"max_train_links"})
+#: Settings a method gained after runs of it were stored -> the value that gives the behaviour those
+#: runs had: a setting at that value is left out of the key, so that those runs keep their keys
+#: (SEAL's ``max_train_links`` None; GAP's and ProGAP's ``model_selection`` "last").
+KEY_ADDITIONS: dict[str, Any] = {"max_train_links": None, "model_selection": "last"}
 
 
 def config_hash(config: dict[str, Any]) -> str:
@@ -93,12 +94,13 @@ def config_hash(config: dict[str, Any]) -> str:
 
     Args:
         config: JSON-like settings (key order does not matter; other values are hashed by ``str``).
-            A setting of :data:`KEY_ADDITIONS` at None is left out.
+            A setting of :data:`KEY_ADDITIONS` at its earlier behaviour's value is left out.
 
     Returns:
         16 hex digits of the SHA-256 of the sorted JSON.
     """
-    config = {key: value for key, value in config.items() if not (key in KEY_ADDITIONS and value is None)}
+    config = {key: value for key, value in config.items()
+              if not (key in KEY_ADDITIONS and value == KEY_ADDITIONS[key])}
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 

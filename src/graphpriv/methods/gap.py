@@ -24,6 +24,7 @@ at sensitivity sqrt(D) and the encoder and classifier trained by DP-SGD
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -44,6 +45,7 @@ from graphpriv.methods.transductive_classifier import (
     EdgeBudget,
     EdgeLevelAggregation,
     TransductiveClassifier,
+    accuracy_of,
     train_full_batch,
 )
 from graphpriv.nn.gap import ClassificationModule, Encoder
@@ -95,7 +97,7 @@ class GAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
 
     config_cls = GAPConfig
 
-    def fit(self, data: Data, train_nodes: object = None, *, num_classes: int | None = None,
+    def fit(self, data: Data, train_nodes: object = None, *, val_nodes: object = None, num_classes: int | None = None,
             progress: Progress | None = no_progress, audit_hook: AuditHook | None = None) -> GAPClassifier:
         """Train the encoder, release the aggregates, train the classifier.
 
@@ -103,6 +105,10 @@ class GAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
             data: a ``Data`` with ``x [N, F]``, ``y [N]`` (class ids, -1: unlabelled) and
                 ``edge_index [2, 2|E|]`` (both directions; ``[2, 0]``: no edges).
             train_nodes: ``[T]`` labelled node ids (default: every labelled node).
+            val_nodes: ``[V]`` labelled node ids held out of ``train_nodes``, whose labels pick the
+                encoder's and the classifier's epochs under ``model_selection="best_val"`` (not read
+                under ``"last"``). Edge-level DP does not protect labels, so reading them spends
+                nothing; the node-level classifier refuses ``best_val``.
             num_classes: C (default: the largest label + 1).
             progress: phases ``encoder``, ``aggregation``, ``classifier`` (``None``: none).
             audit_hook: for a privacy audit only (:mod:`graphpriv.audit.gap`): its ``noise_scale``
@@ -114,12 +120,14 @@ class GAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
             ``self``, fitted.
 
         Raises:
-            DatasetError: missing features or labels, unusable training nodes, a class without a
-                training node. BudgetExceededError: no noise meets the budget.
+            DatasetError: missing features or labels, unusable training or validation nodes, a class
+                without a training node. ConfigError: ``best_val`` without ``val_nodes``.
+            BudgetExceededError: no noise meets the budget.
         """
         progress = progress or no_progress
         config = self._config
         data, x, y, train, classes = self._fit_inputs(data, train_nodes, num_classes)
+        val = self._validation_nodes(val_nodes, y, train)
         timer = Timer()
         info: dict = {"train_nodes": int(train.size)}  # no edge count: it is what the guarantee hides
         budget = self._budget(int(train.size), info)
@@ -128,7 +136,9 @@ class GAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
         if config.encoder_layers:  # without one, the embedding is the features: nothing to train
             with timer.phase("encoder"):
                 self._train(encoder, (x[train],), y[train], phase="encoder", epochs=config.encoder_epochs,
-                            budget=budget, progress=phase_progress(progress, "encoder"), audit_hook=audit_hook)
+                            budget=budget, progress=phase_progress(progress, "encoder"), audit_hook=audit_hook,
+                            validation=None if val is None else accuracy_of(lambda: encoder(x[val]), y[val]),
+                            info=info)
         with timer.phase("aggregation"):
             edge_index = self._edges(data.edge_index.long(), int(x.shape[0]), info)
             aggregates = self._aggregates(encoder, x, edge_index, budget.noise_multiplier, budget.ledger,
@@ -139,7 +149,9 @@ class GAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
         with timer.phase("classifier"):
             self._train(classifier, (aggregates[torch.from_numpy(train)],), y[train], phase="classifier",
                         epochs=config.epochs, budget=budget, progress=phase_progress(progress, "classifier"),
-                        audit_hook=audit_hook)
+                        audit_hook=audit_hook,
+                        validation=None if val is None else accuracy_of(lambda: classifier(aggregates[val]), y[val]),
+                        info=info)
         privacy = self._report(budget, info)
         self.encoder_, self.classifier_, self.aggregates_ = encoder, classifier, aggregates
         self.noise_multiplier_ = float(budget.noise_multiplier)
@@ -157,11 +169,15 @@ class GAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
         return "the aggregation's hops", "the encoder reads no edge, the classifier is post-processing"
 
     def _train(self, module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], y: torch.Tensor, *, phase: str,
-               epochs: int, budget: EdgeBudget, progress: Progress, audit_hook: AuditHook | None) -> None:
-        """Full-batch Adam (edge level: the modules' training reads no edge)."""
+               epochs: int, budget: EdgeBudget, progress: Progress, audit_hook: AuditHook | None,
+               validation: Callable[[], float] | None, info: dict) -> None:
+        """Full-batch Adam (edge level: the modules' training reads no edge); with ``validation``
+        the module ends at its best epoch, which ``info["selected_epochs"][phase]`` records."""
         config = self._config
-        train_full_batch(module, lambda: module(*inputs), y, epochs=epochs, lr=config.lr,
-                         weight_decay=config.weight_decay, progress=progress)
+        epoch = train_full_batch(module, lambda: module(*inputs), y, epochs=epochs, lr=config.lr,
+                                 weight_decay=config.weight_decay, progress=progress, validation=validation)
+        if validation is not None:
+            info.setdefault("selected_epochs", {})[phase] = epoch
 
     def _aggregates(self, encoder: Encoder, x: torch.Tensor, edge_index: torch.Tensor, z: float,
                     ledger: Ledger | None, *, seed: int, noise_scale: float = 1.0) -> torch.Tensor:
@@ -252,7 +268,9 @@ class GAPNodeClassifier(NodeLevelAggregation, GAPClassifier):
         return node_budget(config, num_train, {**phases, "classifier": config.epochs}, config.hops, info)
 
     def _train(self, module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], y: torch.Tensor, *, phase: str,
-               epochs: int, budget: NodeBudget, progress: Progress, audit_hook: AuditHook | None) -> None:
+               epochs: int, budget: NodeBudget, progress: Progress, audit_hook: AuditHook | None,
+               validation: Callable[[], float] | None, info: dict) -> None:
+        """DP-SGD (``validation`` is always None: the config refuses ``best_val`` at node level)."""
         train_dp_sgd(module, inputs, y, config=self._config, budget=budget, phase=phase,
                      seed=stream_seed(self.random_state, f"dp-sgd {phase}"), progress=progress, audit_hook=audit_hook)
 

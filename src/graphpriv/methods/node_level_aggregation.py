@@ -85,6 +85,10 @@ class NodeLevelConfig(AggregationPerturbationConfig):
         if self.batch_norm:
             raise ValueError("batch_norm=true mixes the nodes of a batch, which per-node DP-SGD clipping cannot bound: "
                              "drop batch_norm for the node-level methods")
+        if self.model_selection != "last":
+            raise ValueError("model_selection='best_val' reads the validation nodes' labels at every epoch, which "
+                             "node-level DP protects and no step of the budget pays for: keep model_selection='last' "
+                             "for the node-level methods")
         return self
 
 

@@ -23,6 +23,7 @@ the whole fit, DP-SGD's at r z (``sgd_noise_ratio`` r, 1 by default;
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -44,6 +45,7 @@ from graphpriv.methods.transductive_classifier import (
     EdgeBudget,
     EdgeLevelAggregation,
     TransductiveClassifier,
+    accuracy_of,
     train_full_batch,
 )
 from graphpriv.nn.progap import ProgressiveModel, StageLogits
@@ -89,13 +91,17 @@ class ProGAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
     config_cls = ProGAPConfig
     _fitted_private = ("_x",)
 
-    def fit(self, data: Data, train_nodes: object = None, *, num_classes: int | None = None,
+    def fit(self, data: Data, train_nodes: object = None, *, val_nodes: object = None, num_classes: int | None = None,
             progress: Progress | None = no_progress, audit_hook: AuditHook | None = None) -> ProGAPClassifier:
         """Train the stages one after the other, releasing an aggregate between them.
 
         Args:
             data: a ``Data`` with ``x [N, F]``, ``y [N]`` (-1: unlabelled), ``edge_index``.
             train_nodes: ``[T]`` labelled node ids (default: every labelled node).
+            val_nodes: ``[V]`` labelled node ids held out of ``train_nodes``, whose labels pick each
+                stage's epoch under ``model_selection="best_val"`` (not read under ``"last"``;
+                edge-level DP does not protect labels; the node-level classifier refuses
+                ``best_val``).
             num_classes: C (default: the largest label + 1). progress: phases ``stage 0`` ..
                 ``stage depth``.
             audit_hook: for a privacy audit only: its ``noise_scale`` multiplies the calibrated
@@ -105,12 +111,14 @@ class ProGAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
             ``self``, fitted.
 
         Raises:
-            DatasetError: missing features or labels, unusable training nodes.
-            BudgetExceededError: no noise meets the budget.
+            DatasetError: missing features or labels, unusable training or validation nodes.
+            ConfigError: ``best_val`` without ``val_nodes``. BudgetExceededError: no noise meets
+                the budget.
         """
         progress = progress or no_progress
         config = self._config
         data, x, y, train, classes = self._fit_inputs(data, train_nodes, num_classes)
+        val = self._validation_nodes(val_nodes, y, train)
         timer = Timer()
         info: dict = {"train_nodes": int(train.size)}  # no edge count: it is what the guarantee hides
         budget = self._budget(int(train.size), info)
@@ -132,9 +140,12 @@ class ProGAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
                                               noise_multiplier=budget.noise_multiplier, generator=generator,
                                               ledger=budget.ledger, noise_scale=noise_scale_of(audit_hook),
                                               sensitivity=self._sensitivity()))
-                self._train_stage(StageLogits(model, stage), tuple(t[index] for t in xs), y[index], stage=stage,
+                logits = StageLogits(model, stage)
+                validation = None if val is None else accuracy_of(
+                    lambda logits=logits, inputs=tuple(t[val] for t in xs): logits(*inputs), y[val])
+                self._train_stage(logits, tuple(t[index] for t in xs), y[index], stage=stage,
                                   budget=budget, progress=phase_progress(progress, f"stage {stage}"),
-                                  audit_hook=audit_hook)
+                                  audit_hook=audit_hook, validation=validation, info=info)
         privacy = self._report(budget, info)
         self.model_ = model.eval()
         self.aggregates_ = xs[1:]
@@ -154,12 +165,16 @@ class ProGAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
         return "the aggregations between stages", "the stages' training is post-processing"
 
     def _train_stage(self, module: StageLogits, inputs: tuple[torch.Tensor, ...], y: torch.Tensor, *, stage: int,
-                     budget: EdgeBudget, progress: Progress, audit_hook: AuditHook | None) -> None:
-        """Full-batch Adam on the stage's parameters (edge level: training reads no edge)."""
+                     budget: EdgeBudget, progress: Progress, audit_hook: AuditHook | None,
+                     validation: Callable[[], float] | None, info: dict) -> None:
+        """Full-batch Adam on the stage's parameters (edge level: training reads no edge); with
+        ``validation`` the model ends at the stage's best epoch (``info["selected_epochs"]``)."""
         config = self._config
-        train_full_batch(module, lambda: module(*inputs), y, epochs=config.epochs, lr=config.lr,
-                         weight_decay=config.weight_decay, progress=progress,
-                         parameters=module.model.stage_parameters(stage))
+        epoch = train_full_batch(module, lambda: module(*inputs), y, epochs=config.epochs, lr=config.lr,
+                                 weight_decay=config.weight_decay, progress=progress,
+                                 parameters=module.model.stage_parameters(stage), validation=validation)
+        if validation is not None:
+            info.setdefault("selected_epochs", {})[f"stage {stage}"] = epoch
 
     def _logits_of(self, data: Data | None, index_of) -> torch.Tensor:
         """The last stage on the fitted graph's aggregates (``data=None``: no new privacy spent), or
@@ -232,7 +247,9 @@ class ProGAPNodeClassifier(NodeLevelAggregation, ProGAPClassifier):
                            config.depth, info)
 
     def _train_stage(self, module: StageLogits, inputs: tuple[torch.Tensor, ...], y: torch.Tensor, *, stage: int,
-                     budget: NodeBudget, progress: Progress, audit_hook: AuditHook | None) -> None:
+                     budget: NodeBudget, progress: Progress, audit_hook: AuditHook | None,
+                     validation: Callable[[], float] | None, info: dict) -> None:
+        """DP-SGD (``validation`` is always None: the config refuses ``best_val`` at node level)."""
         train_dp_sgd(module, inputs, y, config=self._config, budget=budget, phase=f"stage {stage}",
                      seed=stream_seed(self.random_state, f"dp-sgd stage {stage}"), progress=progress,
                      parameters=module.model.stage_parameters(stage), audit_hook=audit_hook)

@@ -7,10 +7,11 @@ afresh) and implement :meth:`TransductiveClassifier._logits_of`.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -19,7 +20,7 @@ from pydantic import Field, model_validator
 from torch_geometric.data import Data
 
 from graphpriv.data.validation import check_data, check_node_ids
-from graphpriv.errors import DatasetError
+from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.methods.base import MethodConfig, Progress
 from graphpriv.methods.estimator import Estimator
 from graphpriv.privacy.accountant import Ledger
@@ -33,7 +34,7 @@ from graphpriv.propagation.aggregation_perturbation import (
 )
 
 __all__ = ["AggregationPerturbationConfig", "EdgeBudget", "EdgeLevelAggregation", "TransductiveClassifier",
-           "TransductiveConfig", "aggregation_budget", "aggregation_report", "train_full_batch"]
+           "TransductiveConfig", "accuracy_of", "aggregation_budget", "aggregation_report", "train_full_batch"]
 
 
 class TransductiveConfig(MethodConfig):
@@ -66,6 +67,9 @@ class AggregationPerturbationConfig(TransductiveConfig):
     epochs: int = Field(100, ge=1, description="epochs of the classifier (GAP) or of each stage (ProGAP)")
     lr: float = Field(0.01, gt=0)
     weight_decay: float = Field(0.0, ge=0)
+    model_selection: Literal["last", "best_val"] = Field(
+        "last", description="last: each trained module as after its last epoch; best_val: each restored to its epoch "
+        "of best validation accuracy (GAP's and ProGAP's released code; fit needs val_nodes)")
 
 
 @dataclass(frozen=True)
@@ -156,25 +160,51 @@ class EdgeLevelAggregation:
 
 def train_full_batch(module: torch.nn.Module, logits: Callable[[], torch.Tensor], y: torch.Tensor, *, epochs: int,
                      lr: float, weight_decay: float, progress: Progress,
-                     parameters: list[torch.nn.Parameter] | None = None) -> None:
+                     parameters: list[torch.nn.Parameter] | None = None,
+                     validation: Callable[[], float] | None = None) -> int:
     """Full-batch Adam on the cross-entropy of ``logits()`` (``[T, C]``, recomputed each epoch)
-    against ``y [T]``: ``module`` in training mode throughout, in eval mode after.
+    against ``y [T]``: ``module`` in training mode while it trains, in eval mode after.
+
+    With ``validation``, the score it returns (validation accuracy) is read after every epoch's step
+    with ``module`` in eval mode and without gradients, and ``module`` ends restored to the first
+    epoch of highest score (its whole ``state_dict``, batch-norm statistics included): the
+    checkpointing of GAP's and ProGAP's released trainers (monitor ``val/acc``, mode max).
 
     Args:
         module: what ``logits`` runs. logits: the forward pass. y: the labels. epochs, lr,
             weight_decay: Adam's schedule. progress: ``progress(epoch, epochs, loss=...)``.
         parameters: what Adam updates (default: all of ``module``'s).
+        validation: the score of ``module`` as it stands (None: keep the last epoch).
+
+    Returns:
+        The epoch ``module`` ends at (1-based): ``epochs``, or the best epoch under ``validation``.
     """
     optimizer = torch.optim.Adam(module.parameters() if parameters is None else parameters, lr=lr,
                                  weight_decay=weight_decay)
+    best_score, best_epoch, best_state = float("-inf"), epochs, None
     module.train()
     for epoch in range(1, epochs + 1):
         optimizer.zero_grad()
         loss = F.cross_entropy(logits(), y)
         loss.backward()
         optimizer.step()
+        if validation is not None:
+            module.eval()
+            with torch.no_grad():
+                score = float(validation())
+            module.train()
+            if score > best_score:
+                best_score, best_epoch, best_state = score, epoch, copy.deepcopy(module.state_dict())
         progress(epoch, epochs, loss=float(loss.detach()))
+    if best_state is not None:
+        module.load_state_dict(best_state)
     module.eval()
+    return best_epoch
+
+
+def accuracy_of(logits: Callable[[], torch.Tensor], y: torch.Tensor) -> Callable[[], float]:
+    """The score :func:`train_full_batch` reads: the accuracy of ``logits() [V, C]`` against ``y [V]``."""
+    return lambda: float((logits().argmax(1) == y).float().mean())
 
 
 class TransductiveClassifier(Estimator):
@@ -226,6 +256,34 @@ class TransductiveClassifier(Estimator):
                                "classifier cannot learn it; use a split with every class in training, or pass "
                                "num_classes to keep it anyway")
         return data, x, y, train, int(classes)
+
+    def _validation_nodes(self, val_nodes: object, y: torch.Tensor, train: np.ndarray) -> torch.Tensor | None:
+        """Check ``fit``'s ``val_nodes``: ``[V]`` sorted labelled ids held out of ``train``, or None
+        when not given; read only under ``model_selection="best_val"``.
+
+        Raises:
+            ConfigError: ``best_val`` without ``val_nodes``. DatasetError: ids out of range,
+                unlabelled, in ``train``, or none at all.
+        """
+        best_val = getattr(self._config, "model_selection", "last") == "best_val"
+        if val_nodes is None:
+            if best_val:
+                raise ConfigError(f"model_selection='best_val' picks each module's epoch on validation accuracy: pass "
+                                  f"val_nodes to {type(self).__name__}.fit (labelled nodes held out of train_nodes), or "
+                                  "set model_selection='last'")
+            return None
+        val = np.unique(check_node_ids(val_nodes, int(y.shape[0]), name="val_nodes"))
+        if not val.size:
+            raise DatasetError("val_nodes is empty: pass at least one labelled validation node, or leave val_nodes out")
+        labels = y.numpy()[val]
+        if (labels < 0).any():
+            raise DatasetError(f"val_nodes includes unlabelled node {int(val[labels < 0][0])} (label -1); pass labelled "
+                               "nodes only")
+        shared = np.intersect1d(val, train)
+        if shared.size:
+            raise DatasetError(f"val_nodes and train_nodes share node {int(shared[0])} ({shared.size} nodes): validation "
+                               "nodes must be held out of training")
+        return torch.from_numpy(val) if best_val else None
 
     def predict_proba(self, data: Data | None = None, nodes: object = None) -> torch.Tensor:
         """Class probabilities ``[K, C]`` of ``nodes`` (default: all) of the fitted graph
