@@ -33,7 +33,7 @@ demo: setup
 	$(BIN)/graphpriv run dplp-ps --dataset usair --epsilon 4 --seed 0
 
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=20
 
 #: every table of docs/reproduction: the grid files of experiments/grids (one store, runs/results.sqlite)
 TABLES = $(sort $(basename $(notdir $(wildcard src/graphpriv/experiments/grids/*.yaml))))

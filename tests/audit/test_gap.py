@@ -29,6 +29,11 @@ def test_correct_runs_pass_and_a_hundredfold_smaller_noise_is_caught(graph):
     assert open_run.claimed_epsilon == math.inf and open_run.passed and open_run.epsilon_lower_bound > 1.0
 
 
+def test_a_run_that_picks_its_epochs_on_validation_is_audited_as_configured(graph):
+    (report,) = audit(GAPClassifier(epsilon=1.0, model_selection="best_val", **FAST), graph, canaries=500, seed=1)
+    assert report.passed and report.claimed_epsilon == pytest.approx(1.0, rel=0.01)
+
+
 def test_the_audit_refuses_what_it_cannot_show(graph):
     with pytest.raises(ConfigError, match="at least 2"):
         audit(GAPClassifier(**FAST), graph, canaries=1)

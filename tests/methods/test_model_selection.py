@@ -62,6 +62,7 @@ def test_gap_best_val_equals_a_last_fit_at_the_selected_epochs(graph, split):
                                                                                               val_nodes=val)
     epochs = best.info_["selected_epochs"]
     assert set(epochs) == {"encoder", "classifier"} and all(1 <= e <= 12 for e in epochs.values())
+    assert min(epochs.values()) < 12  # an earlier epoch was chosen: the twin below is not the same 12-epoch fit
     twin = GAPClassifier(epsilon=4.0, random_state=2, encoder_epochs=epochs["encoder"],
                          epochs=epochs["classifier"]).fit(graph, split[0], val_nodes=val)  # "last" ignores val
     assert "selected_epochs" not in twin.info_
@@ -88,6 +89,7 @@ def test_progap_best_val_ends_each_stage_at_its_first_best_validation_epoch(grap
     assert [epoch for _, epoch in seen] == [est.info_["selected_epochs"][f"stage {i}"] for i in range(3)]
     for scores, epoch in seen:
         assert len(scores) == 12 and epoch == int(np.argmax(scores)) + 1
+    assert min(epoch for _, epoch in seen) < 12  # some stage ended before its last epoch
     final = float((est.predict(nodes=val) == graph.y[torch.from_numpy(val)]).float().mean())
     assert final == max(seen[-1][0])  # the released model is the last stage's best on validation
 
@@ -125,6 +127,9 @@ def test_the_protocol_passes_its_validation_nodes_and_refuses_a_split_without_th
 
 
 def test_runs_stored_before_the_setting_keep_their_keys():
+    # the key of node-leaderboard-edge's GAP-EDP eps 1 runs on fb100-mit8, stored before the setting existed
+    stored = GAPConfig(epsilon=1.0, hidden=16, hops=3, delta=1e-6).model_dump(mode="json")
+    assert config_hash(stored) == "0581a4864e7e713e"
     before = GAPConfig().model_dump(mode="json")
     before.pop("model_selection")
     assert config_hash(GAPConfig().model_dump(mode="json")) == config_hash(before)

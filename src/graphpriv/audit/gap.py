@@ -40,7 +40,9 @@ def audit_gap(estimator: GAPClassifier, data: Data, *, canaries: int = 500, seed
 
     Args:
         estimator: the :class:`GAPClassifier` whose hyperparameters define the run (a copy with
-            ``random_state=seed`` is fitted). data: the graph (``x``, ``y``, ``edge_index``).
+            ``random_state=seed`` is fitted on the labelled nodes; under
+            ``model_selection="best_val"`` a random tenth of them are its validation nodes).
+            data: the graph (``x``, ``y``, ``edge_index``).
         canaries: m, canary pairs (2m added nodes). seed: canaries, coins and the fit.
         noise_scale: a deliberate fault on the aggregation noise (1.0 audits the real run; 0: the
             same release without noise). guesses: how many canaries the auditor guesses on
@@ -73,8 +75,12 @@ def audit_gap(estimator: GAPClassifier, data: Data, *, canaries: int = 500, seed
     audited = Data(x=x, y=torch.cat([torch.as_tensor(y), torch.full((2 * m,), -1)]),
                    edge_index=torch.from_numpy(np.concatenate([pairs, pairs[::-1]], axis=1).copy()),
                    num_nodes=n + 2 * m)
-    fitted = audited_copy(estimator, seed).fit(audited, labelled, num_classes=int(y.max()) + 1, audit_hook=hook,
-                                               progress=prefixed_progress(progress, "audited"))
+    train, val = labelled, {}
+    if estimator.get_params()["model_selection"] == "best_val":  # a tenth of the labelled nodes pick the epochs
+        held = np.sort(rng.choice(labelled, max(1, labelled.size // 10), replace=False))
+        train, val = np.setdiff1d(labelled, held), {"val_nodes": held}
+    fitted = audited_copy(estimator, seed).fit(audited, train, num_classes=int(y.max()) + 1, audit_hook=hook,
+                                               progress=prefixed_progress(progress, "audited"), **val)
     h0, h1 = fitted.aggregates_[..., 0].double(), fitted.aggregates_[..., 1].double()
     u, v = torch.from_numpy(us), torch.from_numpy(vs)
     scores = ((h1[u] * h0[v]).sum(1) + (h1[v] * h0[u]).sum(1)).numpy()

@@ -47,11 +47,12 @@ def fit_transductive(estimator: GAPClassifier | ProGAPClassifier | GCNClassifier
                      test_ratio: float, seed: int, timer: Timer,
                      progress: Progress = no_progress) -> tuple[float, Baseline, float]:
     """The protocol on one estimator: split (phase ``split``), ``fit`` on the whole graph with the
-    labelled training nodes (GAP and ProGAP also get the labelled validation nodes, which pick their
-    epochs under ``model_selection="best_val"``; the estimators' phases added to ``timer``),
+    labelled training nodes (under ``model_selection="best_val"``, GAP and ProGAP also get the
+    labelled validation nodes, which pick their epochs; the estimators' phases added to ``timer``),
     accuracy on the labelled test nodes of the fitted graph (phase ``inference``) beside the
     majority class's, and on the labelled validation nodes (what a hyperparameter search reads,
-    never the test accuracy).
+    never the test accuracy; under ``best_val`` it is the best over the epochs, so it reads high
+    against the test accuracy).
 
     Returns:
         ``(accuracy, baseline, val_accuracy)`` (NaN when no node of that part is labelled).
@@ -72,10 +73,10 @@ def fit_transductive(estimator: GAPClassifier | ProGAPClassifier | GCNClassifier
                            "predict it; use another seed or a larger training share (val_ratio, test_ratio), or mark "
                            "the rare classes unlabelled (-1)")
     val = split.val_idx[y[split.val_idx] >= 0]
-    if estimator.get_params().get("model_selection") == "best_val" and not val.size:
+    selects = estimator.get_params().get("model_selection") == "best_val"
+    if selects and not val.size:
         raise ConfigError(f"model_selection='best_val' picks epochs on the validation nodes, and this split has no "
                           f"labelled one (val_ratio {val_ratio}): raise val_ratio, or set model_selection='last'")
-    selects = isinstance(estimator, (GAPClassifier, ProGAPClassifier)) and val.size
     estimator.fit(data, train, num_classes=int(y.max()) + 1, progress=progress,
                   **({"val_nodes": val} if selects else {}))
     timer.merge(estimator.timings_)

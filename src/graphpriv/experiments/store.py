@@ -26,11 +26,12 @@ import json
 import logging
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from graphpriv.errors import ConfigError, StoreError
@@ -85,8 +86,10 @@ _INDEX = "CREATE UNIQUE INDEX runs_cell ON runs (method, dataset, seed, config_h
 
 #: Settings a method gained after runs of it were stored -> the value that gives the behaviour those
 #: runs had: a setting at that value is left out of the key, so that those runs keep their keys
-#: (SEAL's ``max_train_links`` None; GAP's and ProGAP's ``model_selection`` "last").
-KEY_ADDITIONS: dict[str, Any] = {"max_train_links": None, "model_selection": "last"}
+#: (SEAL's ``max_train_links`` None; GAP's and ProGAP's ``model_selection`` "last"). Keyed by the
+#: setting's name across methods: a later method with a setting of the same name must not default
+#: to that value, or its key would leave it out too.
+KEY_ADDITIONS: Mapping[str, Any] = MappingProxyType({"max_train_links": None, "model_selection": "last"})
 
 
 def config_hash(config: dict[str, Any]) -> str:

@@ -89,7 +89,8 @@ class GAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
             fitted graph's aggregates (width: ``hidden``, or F without an encoder).
             noise_multiplier_: z (0.0 for GAP-INF).
         n_features_in_: F. n_classes_: C. info_: facts of the fit. timings_: seconds per phase.
-            ``info_`` holds ``train_nodes`` and the noise, no fact of the edges.
+            ``info_`` holds ``train_nodes``, the noise and, under ``best_val``, ``selected_epochs``
+            (``{"encoder": e, "classifier": e}``), no fact of the edges.
 
     Raises:
         ConfigError: an unknown hyperparameter or an invalid value.
@@ -106,8 +107,8 @@ class GAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
                 ``edge_index [2, 2|E|]`` (both directions; ``[2, 0]``: no edges).
             train_nodes: ``[T]`` labelled node ids (default: every labelled node).
             val_nodes: ``[V]`` labelled node ids held out of ``train_nodes``, whose labels pick the
-                encoder's and the classifier's epochs under ``model_selection="best_val"`` (not read
-                under ``"last"``). Edge-level DP does not protect labels, so reading them spends
+                encoder's and the classifier's epochs under ``model_selection="best_val"`` (checked but
+                not used under ``"last"``). Edge-level DP does not protect labels, so reading them spends
                 nothing; the node-level classifier refuses ``best_val``.
             num_classes: C (default: the largest label + 1).
             progress: phases ``encoder``, ``aggregation``, ``classifier`` (``None``: none).

@@ -82,7 +82,8 @@ class ProGAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
         model_: the trained :class:`~graphpriv.nn.progap.ProgressiveModel` (eval mode).
         aggregates_: ``[x_1 .. x_depth]``, each ``[N, hidden]``, the fitted graph's noisy aggregates.
         noise_multiplier_: z (0.0 for ProGAP-INF). n_features_in_: F. n_classes_: C. info_, timings_.
-            ``info_`` holds ``train_nodes`` and the noise, no fact of the edges.
+            ``info_`` holds ``train_nodes``, the noise and, under ``best_val``, ``selected_epochs``
+            (``{"stage i": e}``), no fact of the edges.
 
     Raises:
         ConfigError: an unknown hyperparameter or an invalid value.
@@ -99,7 +100,7 @@ class ProGAPClassifier(EdgeLevelAggregation, TransductiveClassifier):
             data: a ``Data`` with ``x [N, F]``, ``y [N]`` (-1: unlabelled), ``edge_index``.
             train_nodes: ``[T]`` labelled node ids (default: every labelled node).
             val_nodes: ``[V]`` labelled node ids held out of ``train_nodes``, whose labels pick each
-                stage's epoch under ``model_selection="best_val"`` (not read under ``"last"``;
+                stage's epoch under ``model_selection="best_val"`` (checked but not used under ``"last"``;
                 edge-level DP does not protect labels; the node-level classifier refuses
                 ``best_val``).
             num_classes: C (default: the largest label + 1). progress: phases ``stage 0`` ..

@@ -68,8 +68,9 @@ class AggregationPerturbationConfig(TransductiveConfig):
     lr: float = Field(0.01, gt=0)
     weight_decay: float = Field(0.0, ge=0)
     model_selection: Literal["last", "best_val"] = Field(
-        "last", description="last: each trained module as after its last epoch; best_val: each restored to its epoch "
-        "of best validation accuracy (GAP's and ProGAP's released code; fit needs val_nodes)")
+        "last", description="last: each trained module as after its last epoch; best_val: each restored to its first "
+        "epoch of best validation accuracy (GAP's and ProGAP's released code; fit needs val_nodes; edge level and "
+        "no-DP only)")
 
 
 @dataclass(frozen=True)
@@ -258,8 +259,9 @@ class TransductiveClassifier(Estimator):
         return data, x, y, train, int(classes)
 
     def _validation_nodes(self, val_nodes: object, y: torch.Tensor, train: np.ndarray) -> torch.Tensor | None:
-        """Check ``fit``'s ``val_nodes``: ``[V]`` sorted labelled ids held out of ``train``, or None
-        when not given; read only under ``model_selection="best_val"``.
+        """Check ``fit``'s ``val_nodes`` (whenever given): ``[V]`` sorted labelled ids held out of
+        ``train`` under ``model_selection="best_val"``; None when not given, and under ``"last"``,
+        which uses none.
 
         Raises:
             ConfigError: ``best_val`` without ``val_nodes``. DatasetError: ids out of range,
@@ -282,7 +284,8 @@ class TransductiveClassifier(Estimator):
         shared = np.intersect1d(val, train)
         if shared.size:
             raise DatasetError(f"val_nodes and train_nodes share node {int(shared[0])} ({shared.size} nodes): validation "
-                               "nodes must be held out of training")
+                               "nodes must be held out of training; pass train_nodes without them (when not given, "
+                               "train_nodes is every labelled node)")
         return torch.from_numpy(val) if best_val else None
 
     def predict_proba(self, data: Data | None = None, nodes: object = None) -> torch.Tensor:
