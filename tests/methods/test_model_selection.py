@@ -1,4 +1,5 @@
-"""Model selection on validation accuracy (``model_selection="best_val"``) for GAP and ProGAP: the
+"""Model selection on validation accuracy (``model_selection="best_val"``) for GAP, ProGAP, the GCN
+and the feature-only MLP: the
 restored module is exactly the one a shorter run ends at, the epochs are the first best ones, the
 node-level classifiers and a protocol without validation nodes refuse it, and the store keys of
 the runs stored before the setting existed do not move."""
@@ -12,7 +13,9 @@ from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.experiments.store import config_hash
 from graphpriv.methods.base import no_progress
 from graphpriv.methods.gap import GAPClassifier, GAPConfig, GAPNodeClassifier
+from graphpriv.methods.gcn import GCNClassifier
 from graphpriv.methods.progap import ProGAPClassifier, ProGAPNodeClassifier
+from graphpriv.methods.sage import SAGEClassifier
 from graphpriv.methods.transductive_classifier import accuracy_of, train_full_batch
 
 FAST = {"encoder_epochs": 12, "epochs": 12}
@@ -134,3 +137,35 @@ def test_runs_stored_before_the_setting_keep_their_keys():
     before.pop("model_selection")
     assert config_hash(GAPConfig().model_dump(mode="json")) == config_hash(before)
     assert config_hash(GAPConfig(model_selection="best_val").model_dump(mode="json")) != config_hash(before)
+
+
+def test_gcn_best_val_equals_a_last_fit_at_the_selected_epoch(graph, split):
+    val, test = _val(graph, split[0])
+    best = GCNClassifier(model_selection="best_val", epochs=40, random_state=1).fit(graph, split[0], val_nodes=val)
+    (epoch,) = best.info_["selected_epochs"].values()
+    assert 1 <= epoch < 40  # dropout runs in training only: the shorter run draws the same masks
+    twin = GCNClassifier(epochs=epoch, random_state=1).fit(graph, split[0])
+    assert torch.equal(best.predict_proba(nodes=test), twin.predict_proba(nodes=test))
+
+
+def test_the_feature_mlp_ends_at_its_first_best_pass(graph, split, monkeypatch):
+    import graphpriv.methods.sage as sage_module
+
+    val, _ = _val(graph, split[0])
+    scores: list[float] = []
+    score_of = sage_module._row_accuracy
+
+    def spy(*args):
+        score = score_of(*args)
+
+        def record(model):
+            scores.append(score(model))
+            return scores[-1]
+        return record
+    monkeypatch.setattr(sage_module, "_row_accuracy", spy)
+    est = SAGEClassifier(max_degree=0, private=False, model_selection="best_val", epochs=15, batch_size=32,
+                         random_state=0).fit(graph, split[0], val_nodes=val)
+    assert len(scores) == 15 and est.info_["selected_epochs"]["training"] == int(np.argmax(scores)) + 1
+    assert float((est.predict(nodes=val) == graph.y[torch.from_numpy(val)]).float().mean()) == max(scores)
+    with pytest.raises(ConfigError, match="keep model_selection='last' for the private fit"):
+        SAGEClassifier(max_degree=0, model_selection="best_val")

@@ -16,7 +16,12 @@ from pydantic import Field
 from torch_geometric.data import Data
 
 from graphpriv.methods.base import Progress, Timer, no_progress
-from graphpriv.methods.transductive_classifier import TransductiveClassifier, TransductiveConfig, train_full_batch
+from graphpriv.methods.transductive_classifier import (
+    TransductiveClassifier,
+    TransductiveConfig,
+    accuracy_of,
+    train_full_batch,
+)
 from graphpriv.nn.gcn import GCN, sparse_adjacency
 
 __all__ = ["GCNClassifier", "GCNConfig"]
@@ -54,7 +59,8 @@ class GCNClassifier(TransductiveClassifier):
 
     Attributes:
         model_: the trained :class:`~graphpriv.nn.gcn.GCN` (eval mode). n_features_in_: F.
-        n_classes_: C. info_: ``train_nodes``. timings_: seconds per phase.
+        n_classes_: C. info_: ``train_nodes`` (and ``selected_epochs`` under ``best_val``).
+        timings_: seconds per phase.
 
     Raises:
         ConfigError: an unknown hyperparameter or an invalid value.
@@ -63,35 +69,44 @@ class GCNClassifier(TransductiveClassifier):
     config_cls = GCNConfig
     _fitted_private = ("_graph",)
 
-    def fit(self, data: Data, train_nodes: object = None, *, num_classes: int | None = None,
+    def fit(self, data: Data, train_nodes: object = None, *, val_nodes: object = None, num_classes: int | None = None,
             progress: Progress | None = no_progress) -> GCNClassifier:
         """Train on ``data`` with the labels of ``train_nodes`` (default: every labelled node).
 
         Args:
             data: a ``Data`` with ``x [N, F]``, ``y [N]`` (-1: unlabelled) and ``edge_index``.
-            train_nodes: ``[T]`` labelled node ids. num_classes: C (default: the largest label + 1).
-            progress: called ``progress(epoch, epochs, loss=...)``.
+            train_nodes: ``[T]`` labelled node ids. val_nodes: ``[V]`` labelled node ids held out
+                of them, whose accuracy picks the epoch under ``model_selection="best_val"``
+                (checked but not used under ``"last"``). num_classes: C (default: the largest
+                label + 1). progress: called ``progress(epoch, epochs, loss=...)``.
 
         Returns:
             ``self``, fitted.
 
         Raises:
-            DatasetError: missing features or labels, unlabelled or out-of-range training nodes.
+            DatasetError: missing features or labels, unlabelled or out-of-range training or
+                validation nodes. ConfigError: ``best_val`` without ``val_nodes``.
         """
         progress = progress or no_progress
         config = self._config
         data, x, y, train, classes = self._fit_inputs(data, train_nodes, num_classes)
+        val = self._validation_nodes(val_nodes, y, train)
+        info: dict = {"train_nodes": int(train.size)}
         timer = Timer()
         adj = sparse_adjacency(data.edge_index.long(), int(x.shape[0]))
         index = torch.from_numpy(train)
         with timer.phase("training"), torch.random.fork_rng():
             torch.manual_seed(self.random_state)
             model = GCN(x.shape[1], config.hidden, classes, dropout=config.dropout)
-            train_full_batch(model, lambda: model(x, adj)[index], y[index], epochs=config.epochs, lr=config.lr,
-                             weight_decay=config.weight_decay, progress=progress)
+            validation = None if val is None else accuracy_of(lambda: model(x, adj)[val], y[val])
+            epoch = train_full_batch(model, lambda: model(x, adj)[index], y[index], epochs=config.epochs,
+                                     lr=config.lr, weight_decay=config.weight_decay, progress=progress,
+                                     validation=validation)
+        if validation is not None:
+            info["selected_epochs"] = {"training": epoch}
         self.model_ = model
         self.n_features_in_, self.n_classes_ = int(x.shape[1]), classes
-        self.info_, self.timings_ = {"train_nodes": int(train.size)}, dict(timer.timings)
+        self.info_, self.timings_ = info, dict(timer.timings)
         self._graph = (x, data.edge_index.long())
         return self._fitted(None)
 

@@ -11,8 +11,10 @@ Graph Neural Networks with Node-Level Differential Privacy" (WWW 2024), Sec. 3.2
 
 from __future__ import annotations
 
+import copy
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -194,7 +196,9 @@ def steps_and_rate(num_rows: int, epochs: int, batch_size: int) -> tuple[int, fl
 def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_classes: int, config, steps: int,
                sample_rate: float, seed: int, noise_multiplier: float | None = None, sensitivity: float | None = None,
                group_size: int = 1, ledger: Ledger | None = None, accounting: Accounting = Accounting.RIGOROUS,
-               progress: Progress = no_progress, noise_scale: float = 1.0) -> DecoupledModel:
+               progress: Progress = no_progress, noise_scale: float = 1.0,
+               validation: Callable[[DecoupledModel], float] | None = None,
+               info: dict | None = None) -> DecoupledModel:
     """Train f_theta on the rows of Pi: row v predicts y[v] from sum_u Pi[v, u] f_theta(x[u]).
 
     Private (``noise_multiplier`` given): DP-SGD by :class:`~graphpriv.privacy.engine.DPSGD`, Poisson
@@ -203,7 +207,10 @@ def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_class
     (:func:`~graphpriv.privacy.ghost_clipping.ghost_clipped_sum`), N(0, (z x sensitivity)^2 I) added
     to the sum, divided by the expected batch size, Adam; every step spends the Poisson sampler's
     event for ``group_size`` rows per unit on ``ledger`` (phase ``dp-sgd``).
-    Non-private: Adam on shuffled minibatches of ``config.batch_size`` rows, as many steps.
+    Non-private: Adam on shuffled minibatches of ``config.batch_size`` rows, as many steps; with
+    ``validation``, the model is scored (eval mode, no gradients) after every pass over the rows
+    and ends restored to the first pass of best score (``info["selected_epochs"]["training"]``,
+    1-based).
 
     Privacy: node-level add/remove when a node reaches ``group_size`` rows (K = 1: ordinary Poisson
     DP-SGD, ``PoissonSampledDpEvent(q, GaussianDpEvent(z))``; K > 1:
@@ -222,12 +229,15 @@ def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_class
         noise_scale: the noise std times this factor (1.0; other values only from a privacy audit's
             fault test, :class:`graphpriv.privacy.hooks.AuditHook`: the ledger still spends the
             calibrated step).
+        validation: the score of the model as it stands (non-private only: a private run would read
+            the validation labels outside its budget). info: gains the selected pass.
 
     Returns:
         The trained model (eval mode).
 
     Raises:
-        ValueError: a private run without a ledger; z, C or the sensitivity not > 0.
+        ValueError: a private run without a ledger, or with ``validation``; z, C or the
+            sensitivity not > 0.
 
     Source: Zhang, Lee, Ma, Lou, Yang, Xiong, "DPAR: Decoupled Graph Neural Networks with Node-Level
     Differential Privacy" (WWW 2024), Algorithm 2.
@@ -246,6 +256,9 @@ def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_class
     if noise_multiplier is not None:
         if ledger is None:
             raise ValueError("a private train_rows needs the ledger its steps are spent on")
+        if validation is not None:
+            raise ValueError("a private train_rows cannot pick its epoch on validation labels its budget does not "
+                             "cover")
         engine = DPSGD(model, optimizer, PoissonSampler(n, sample_rate, generator=generator),
                        clipped_sum=ghost_clipped_sum(model, collate, config.max_grad_norm),
                        noise_multiplier=noise_multiplier, max_grad_norm=config.max_grad_norm, group_size=group_size,
@@ -255,7 +268,7 @@ def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_class
             engine.step()
             progress(step + 1, steps)
     else:
-        step = 0
+        step, epoch, best = 0, 0, (float("-inf"), 0, None)
         while step < steps:
             for rows in torch.randperm(n, generator=generator).split(config.batch_size):
                 optimizer.zero_grad()
@@ -266,4 +279,16 @@ def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_class
                 progress(step, steps)
                 if step >= steps:
                     break
+            epoch += 1
+            if validation is not None:
+                model.eval()
+                with torch.no_grad():
+                    score = float(validation(model))
+                model.train()
+                if score > best[0]:
+                    best = (score, epoch, copy.deepcopy(model.state_dict()))
+        if best[2] is not None:
+            model.load_state_dict(best[2])
+            if info is not None:
+                info.setdefault("selected_epochs", {})["training"] = best[1]
     return model.eval()

@@ -28,13 +28,14 @@ holds for every graph. The training-node count (q) is treated as public, as for 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 import torch
 from dp_accounting import dp_event
-from pydantic import Field
+from pydantic import Field, model_validator
 from torch_geometric.data import Data
 
 from graphpriv.methods.base import Progress, Timer, no_progress, phase_progress
@@ -67,6 +68,14 @@ class SAGEConfig(TransductiveConfig):
     batch_size: int = Field(256, ge=1)
     max_grad_norm: float = Field(1.0, gt=0)
 
+    @model_validator(mode="after")
+    def _best_val_without_privacy(self) -> SAGEConfig:
+        if self.private and self.model_selection != "last":
+            raise ValueError("model_selection='best_val' reads the validation nodes' labels at every epoch, which "
+                             "node-level DP protects and no step of the budget pays for: keep model_selection='last' "
+                             "for the private fit, or set private=false")
+        return self
+
 
 def closed_neighbourhood_rows(edge_index: torch.Tensor, num_nodes: int) -> sp.csr_matrix:
     """Row-normalised ``A + I``: ``[N, N]`` CSR whose row v spreads 1 evenly over v and its neighbours.
@@ -81,6 +90,12 @@ def closed_neighbourhood_rows(edge_index: torch.Tensor, num_nodes: int) -> sp.cs
     a = (a + sp.identity(num_nodes, format="csr")).tocsr()
     a.data[:] = 1.0
     return sp.csr_matrix(sp.diags(1.0 / np.asarray(a.sum(1)).ravel()) @ a)
+
+
+def _row_accuracy(x: torch.Tensor, rows: sp.csr_matrix, y: torch.Tensor) -> Callable[[DecoupledModel], float]:
+    """The accuracy of a model on ``rows`` (``[V, N]`` CSR of Pi) against ``y [V]``, as a score."""
+    index, weight = (torch.from_numpy(a) for a in padded_rows(rows))
+    return lambda model: float((model(x[index], weight).argmax(1) == y).float().mean())
 
 
 class SAGEClassifier(TransductiveClassifier):
@@ -110,13 +125,16 @@ class SAGEClassifier(TransductiveClassifier):
     config_cls = SAGEConfig
     _fitted_private = ("_graph",)
 
-    def fit(self, data: Data, train_nodes: object = None, *, num_classes: int | None = None,
+    def fit(self, data: Data, train_nodes: object = None, *, val_nodes: object = None, num_classes: int | None = None,
             progress: Progress | None = no_progress, audit_hook: AuditHook | None = None) -> SAGEClassifier:
         """Cut the graph to degree D and train on the training nodes' closed neighbourhoods.
 
         Args:
             data: a ``Data`` with ``x [N, F]``, ``y [N]`` (-1: unlabelled), ``edge_index``.
             train_nodes: ``[T]`` labelled node ids (default: every labelled node).
+            val_nodes: ``[V]`` labelled node ids held out of them, whose accuracy picks the epoch
+                under ``model_selection="best_val"`` (non-private only; checked but not used under
+                ``"last"``).
             num_classes: C (default: the largest label + 1). progress: phase ``training``.
             audit_hook: a privacy audit's fault on the DP-SGD noise (None for a real fit).
 
@@ -124,12 +142,14 @@ class SAGEClassifier(TransductiveClassifier):
             ``self``, fitted.
 
         Raises:
-            DatasetError: missing features or labels, unusable training nodes.
-            PrivacyError: a bad delta. BudgetExceededError: no noise meets the budget.
+            DatasetError: missing features or labels, unusable training or validation nodes.
+            ConfigError: ``best_val`` without ``val_nodes``. PrivacyError: a bad delta.
+            BudgetExceededError: no noise meets the budget.
         """
         progress = progress or no_progress
         config = self._config
         data, x, y, train, classes = self._fit_inputs(data, train_nodes, num_classes)
+        val = self._validation_nodes(val_nodes, y, train)
         timer = Timer()
         n = int(x.shape[0])
         info: dict = {"train_nodes": int(train.size)}
@@ -141,11 +161,12 @@ class SAGEClassifier(TransductiveClassifier):
         if config.private:
             z, ledger = self._budget(steps, rate, group, info)
         pi = closed_neighbourhood_rows(edge_index, n)
+        validation = None if val is None else _row_accuracy(x, pi[val.numpy()], y[val])
         with timer.phase("training"):
             model = train_rows(x, y[torch.from_numpy(train)], pi[train], num_classes=classes, config=config,
                                steps=steps, sample_rate=rate, seed=self.random_state, noise_multiplier=z,
                                group_size=group, ledger=ledger, progress=phase_progress(progress, "training"),
-                               noise_scale=noise_scale_of(audit_hook))
+                               noise_scale=noise_scale_of(audit_hook), validation=validation, info=info)
         privacy = None
         if ledger is not None:
             relation = ("node-level add/remove of one node with its features, label and edges; no edge is read, one "

@@ -38,11 +38,17 @@ __all__ = ["AggregationPerturbationConfig", "EdgeBudget", "EdgeLevelAggregation"
 
 
 class TransductiveConfig(MethodConfig):
-    """The transductive protocol's split (:mod:`graphpriv.evaluation.transductive`: 75/10/15),
-    shared by the configs of the classifiers it runs."""
+    """The transductive protocol's split (:mod:`graphpriv.evaluation.transductive`: 75/10/15) and
+    which epoch a fit keeps (``model_selection``), shared by the configs of the classifiers it runs.
+    ``best_val`` reads the validation nodes' labels every epoch: free where labels are public (edge
+    level, no DP); the node-level configs refuse it."""
 
     val_ratio: float = Field(0.10, ge=0, lt=1, description="protocol: validation share, held out")
     test_ratio: float = Field(0.15, gt=0, lt=1, description="protocol: test share (the rest trains)")
+    model_selection: Literal["last", "best_val"] = Field(
+        "last", description="last: each trained module as after its last epoch; best_val: each restored to its first "
+        "epoch of best validation accuracy (GAP's and ProGAP's released code; fit needs val_nodes; edge level and "
+        "no-DP only)")
 
     @model_validator(mode="after")
     def _split_leaves_training(self) -> TransductiveConfig:
@@ -67,10 +73,6 @@ class AggregationPerturbationConfig(TransductiveConfig):
     epochs: int = Field(100, ge=1, description="epochs of the classifier (GAP) or of each stage (ProGAP)")
     lr: float = Field(0.01, gt=0)
     weight_decay: float = Field(0.0, ge=0)
-    model_selection: Literal["last", "best_val"] = Field(
-        "last", description="last: each trained module as after its last epoch; best_val: each restored to its first "
-        "epoch of best validation accuracy (GAP's and ProGAP's released code; fit needs val_nodes; edge level and "
-        "no-DP only)")
 
 
 @dataclass(frozen=True)
