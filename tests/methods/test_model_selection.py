@@ -12,6 +12,7 @@ import graphpriv.methods.progap as progap_module
 from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.experiments.store import config_hash
 from graphpriv.methods.base import no_progress
+from graphpriv.methods.best_epoch import BestEpoch
 from graphpriv.methods.gap import GAPClassifier, GAPConfig, GAPNodeClassifier
 from graphpriv.methods.gcn import GCNClassifier
 from graphpriv.methods.progap import ProGAPClassifier, ProGAPNodeClassifier
@@ -52,6 +53,28 @@ def test_best_val_restores_exactly_the_first_best_epoch_of_the_run():
 def test_last_keeps_the_last_epoch_and_reads_no_validation():
     _, epoch, scores = _toy(7, validation=False)
     assert epoch == 7 and scores == []
+
+
+def test_best_epoch_keeps_the_first_strict_best_and_the_mode_it_was_in():
+    module = torch.nn.Linear(2, 1)
+    values, read = iter([0.5, 0.7, 0.7, 0.6]), []
+
+    def score() -> float:
+        read.append((module.training, torch.is_grad_enabled()))
+        return next(values)
+    best = BestEpoch(module, score)
+    assert best.restore() is None and best.epoch is None  # nothing offered: nothing loaded
+    kept = {}
+    for epoch in range(1, 5):
+        module.train(epoch % 2 == 0)
+        best.offer(epoch)
+        assert module.training == (epoch % 2 == 0)  # back in the mode it was offered in
+        kept[epoch] = module.weight.detach().clone()
+        with torch.no_grad():
+            module.weight.add_(1.0)
+    assert read == [(False, False)] * 4  # scored in eval mode, without gradients
+    assert (best.epoch, best.score) == (2, 0.7)  # the tie at epoch 3 keeps epoch 2
+    assert best.restore() == 2 and torch.equal(module.weight, kept[2])
 
 
 def _val(graph, train):

@@ -76,7 +76,7 @@ def audit_gap(estimator: GAPClassifier, data: Data, *, canaries: int = 500, seed
                    edge_index=torch.from_numpy(np.concatenate([pairs, pairs[::-1]], axis=1).copy()),
                    num_nodes=n + 2 * m)
     train, val = labelled, {}
-    if estimator.get_params()["model_selection"] == "best_val":  # a tenth of the labelled nodes pick the epochs
+    if estimator.config.model_selection == "best_val":  # a tenth of the labelled nodes pick the epochs
         held = np.sort(rng.choice(labelled, max(1, labelled.size // 10), replace=False))
         train, val = np.setdiff1d(labelled, held), {"val_nodes": held}
     fitted = audited_copy(estimator, seed).fit(audited, train, num_classes=int(y.max()) + 1, audit_hook=hook,

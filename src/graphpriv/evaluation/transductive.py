@@ -73,7 +73,7 @@ def fit_transductive(estimator: GAPClassifier | ProGAPClassifier | GCNClassifier
                            "predict it; use another seed or a larger training share (val_ratio, test_ratio), or mark "
                            "the rare classes unlabelled (-1)")
     val = split.val_idx[y[split.val_idx] >= 0]
-    selects = estimator.get_params().get("model_selection") == "best_val"
+    selects = getattr(estimator.config, "model_selection", "last") == "best_val"
     if selects and not val.size:
         raise ConfigError(f"model_selection='best_val' picks epochs on the validation nodes, and this split has no "
                           f"labelled one (val_ratio {val_ratio}): raise val_ratio, or set model_selection='last'")

@@ -11,7 +11,6 @@ Graph Neural Networks with Node-Level Differential Privacy" (WWW 2024), Sec. 3.2
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from torch_geometric.data import Data
 from graphpriv.data.validation import check_data, check_node_ids
 from graphpriv.errors import DatasetError
 from graphpriv.methods.base import Progress, Timer, no_progress
+from graphpriv.methods.best_epoch import BestEpoch
 from graphpriv.methods.estimator import Estimator
 from graphpriv.nn.decoupled import DecoupledModel, feature_mlp, padded_rows, propagate
 from graphpriv.privacy.accountant import Ledger
@@ -268,7 +268,8 @@ def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_class
             engine.step()
             progress(step + 1, steps)
     else:
-        step, epoch, best = 0, 0, (float("-inf"), 0, None)
+        step, epoch = 0, 0
+        best = BestEpoch(model, lambda: validation(model)) if validation is not None else None
         while step < steps:
             for rows in torch.randperm(n, generator=generator).split(config.batch_size):
                 optimizer.zero_grad()
@@ -280,15 +281,10 @@ def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_class
                 if step >= steps:
                     break
             epoch += 1
-            if validation is not None:
-                model.eval()
-                with torch.no_grad():
-                    score = float(validation(model))
-                model.train()
-                if score > best[0]:
-                    best = (score, epoch, copy.deepcopy(model.state_dict()))
-        if best[2] is not None:
-            model.load_state_dict(best[2])
+            if best is not None:
+                best.offer(epoch)
+        if best is not None:
+            selected = best.restore()
             if info is not None:
-                info.setdefault("selected_epochs", {})["training"] = best[1]
+                info.setdefault("selected_epochs", {})["training"] = selected
     return model.eval()

@@ -7,7 +7,6 @@ afresh) and implement :meth:`TransductiveClassifier._logits_of`.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from torch_geometric.data import Data
 from graphpriv.data.validation import check_data, check_node_ids
 from graphpriv.errors import ConfigError, DatasetError
 from graphpriv.methods.base import MethodConfig, Progress
+from graphpriv.methods.best_epoch import BestEpoch
 from graphpriv.methods.estimator import Estimator
 from graphpriv.privacy.accountant import Ledger
 from graphpriv.privacy.calibration import quiet_absl
@@ -184,25 +184,19 @@ def train_full_batch(module: torch.nn.Module, logits: Callable[[], torch.Tensor]
     """
     optimizer = torch.optim.Adam(module.parameters() if parameters is None else parameters, lr=lr,
                                  weight_decay=weight_decay)
-    best_score, best_epoch, best_state = float("-inf"), epochs, None
+    best = BestEpoch(module, validation) if validation is not None else None
     module.train()
     for epoch in range(1, epochs + 1):
         optimizer.zero_grad()
         loss = F.cross_entropy(logits(), y)
         loss.backward()
         optimizer.step()
-        if validation is not None:
-            module.eval()
-            with torch.no_grad():
-                score = float(validation())
-            module.train()
-            if score > best_score:
-                best_score, best_epoch, best_state = score, epoch, copy.deepcopy(module.state_dict())
+        if best is not None:
+            best.offer(epoch)
         progress(epoch, epochs, loss=float(loss.detach()))
-    if best_state is not None:
-        module.load_state_dict(best_state)
+    selected = best.restore() if best is not None else None
     module.eval()
-    return best_epoch
+    return epochs if selected is None else selected
 
 
 def accuracy_of(logits: Callable[[], torch.Tensor], y: torch.Tensor) -> Callable[[], float]:
