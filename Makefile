@@ -32,8 +32,9 @@ setup: $(BIN)/.installed
 demo: setup
 	$(BIN)/graphpriv run dplp-ps --dataset usair --epsilon 4 --seed 0
 
+#: one pytest-xdist process per core (a test file stays on one, so its module fixtures run once)
 test: setup
-	$(BIN)/python -m pytest -q --durations=20
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --durations=20
 
 #: every table of docs/reproduction: the grid files of experiments/grids (one store, runs/results.sqlite)
 TABLES = $(sort $(basename $(notdir $(wildcard src/graphpriv/experiments/grids/*.yaml))))

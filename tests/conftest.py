@@ -15,6 +15,13 @@ from tests.regression.cells import pin_kernels
 pin_kernels()
 from pathlib import Path
 
+if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+    # pytest-xdist (``make test`` runs ``-n auto``): one process per core, so each takes one
+    # intra-op thread; two threads per process on a 2-core machine make small loops crawl
+    import torch
+
+    torch.set_num_threads(1)
+
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -27,6 +27,18 @@ def _plain(data):
     return Data(edge_index=data.edge_index, x=data.x, y=data.y, num_nodes=data.num_nodes)
 
 
+@pytest.fixture(autouse=True)
+def threaded_cluster(monkeypatch):
+    """Tables run on an in-process Dask cluster (worker threads): the same futures, commits and
+    counts as worker processes (test_sweep.py runs and kills those) without starting a process and
+    importing torch in it per table."""
+    import dask.distributed
+
+    local_cluster = dask.distributed.LocalCluster
+    monkeypatch.setattr(dask.distributed, "LocalCluster",
+                        lambda *args, **kwargs: local_cluster(*args, **{**kwargs, "processes": False}))
+
+
 @pytest.fixture(scope="module")
 def graph_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("rep") / "sbm.pt"
