@@ -282,3 +282,34 @@ def test_row_composition_accountant():
     assert GraphRdpAccountant().compose(gaussian, 7).get_epsilon(1e-5) == GraphRdpAccountant().compose(
         dp_event.GaussianDpEvent(0.5 / 0.02), 7).get_epsilon(1e-5)
     assert not GraphRdpAccountant().supports(row)
+
+
+def test_memoised_step_rdp_is_the_uncached_computation_bit_for_bit():
+    from dp_accounting.privacy_accountant import NeighboringRelation
+
+    from graphpriv.privacy import accountant as module
+    from graphpriv.privacy.analysis.binomial_group import binomial_group_gaussian_rdp
+    from graphpriv.privacy.events import BinomialGroupGaussianDpEvent
+
+    orders = [1.25, 1.5, 2.0, 3.0, 8.0, 32.0]
+    poisson = dp_event.PoissonSampledDpEvent(0.013, dp_event.GaussianDpEvent(1.7))
+    for relation in (NeighboringRelation.ADD_OR_REMOVE_ONE, NeighboringRelation.REPLACE_SPECIAL):
+        plain = RdpAccountant(orders, relation).compose(poisson, 40)  # dp-accounting's own, never cached
+        for _ in range(2):  # the first compose fills the cache, the second reads it
+            ours = GraphRdpAccountant(orders, relation).compose(poisson, 40)
+            assert np.array_equal(ours._rdp, plain._rdp)
+    group = HypergeometricGroupGaussianDpEvent(2.0, 1000, 100, 5)
+    binomial = BinomialGroupGaussianDpEvent(2.0, 0.05, 4)
+    before = module._hypergeometric_rdp.cache_info().hits
+    for _ in range(2):
+        twice = GraphRdpAccountant(orders).compose(group, 3).compose(group, 2).compose(binomial, 7)
+        expected = 5 * hypergeometric_group_gaussian_rdp(np.array(orders), noise_multiplier=2.0, dataset_size=1000,
+                                                         batch_size=100, group_size=5)
+        expected = expected + 7 * binomial_group_gaussian_rdp(np.array(orders), noise_multiplier=2.0,
+                                                               sample_rate=0.05, group_size=4)
+        np.testing.assert_array_equal(twice._rdp, expected)  # a cached vector is never changed in place
+    assert module._hypergeometric_rdp.cache_info().hits >= before + 3
+    with pytest.raises(ValueError, match="read-only"):
+        module._poisson_gaussian_rdp(tuple(orders), q=0.013, noise_multiplier=1.7)[0] = 0.0
+    # a relation the parent refuses for Poisson sampling is still refused
+    assert not GraphRdpAccountant(orders, NeighboringRelation.REPLACE_ONE).supports(poisson)
