@@ -10,8 +10,13 @@ from graphpriv.data.graph import RawGraph, clean_graph
 
 
 def random_graph(num_nodes: int, p: float, seed: int) -> Data:
-    """Erdős–Rényi G(n, p) as cleaned ``Data`` (at least one edge guaranteed)."""
-    g = nx.gnp_random_graph(num_nodes, p, seed=seed)
+    """Erdős–Rényi G(n, p) as cleaned ``Data`` (at least one edge guaranteed).
+
+    Up to 5,000 nodes networkx's ``gnp_random_graph`` (every pair drawn: O(n^2), the graphs the
+    tests were written with); above, ``fast_gnp_random_graph`` (O(n + m), another draw of the same
+    distribution): 20,000 nodes take 0.1 s instead of 17 s."""
+    sampler = nx.gnp_random_graph if num_nodes <= 5000 else nx.fast_gnp_random_graph
+    g = sampler(num_nodes, p, seed=seed)
     edges = np.array(list(g.edges()), dtype=np.int64).T.reshape(2, -1)
     if edges.shape[1] == 0:
         edges = np.array([[0], [1]])
