@@ -57,6 +57,7 @@ reproduce: setup
 bench: setup
 	$(BIN)/python benchmarks/bench_dpar.py --nodes 100000 --seeds 70 1000 --dataset cora_ml
 	$(BIN)/python benchmarks/bench_sweep.py --runs 40 --workers 2
+	$(BIN)/python benchmarks/bench_calibration.py
 	$(BIN)/python benchmarks/bench_path_extraction.py --dataset usair --theta 40 --k 2
 	$(BIN)/python benchmarks/bench_path_extraction.py --dataset yeast --theta 40 --k 4 --sample 100
 	$(BIN)/python benchmarks/bench_dpsgd_step.py --dataset yeast --theta 8 --k 4
