@@ -310,6 +310,9 @@ def test_memoised_step_rdp_is_the_uncached_computation_bit_for_bit():
         np.testing.assert_array_equal(twice._rdp, expected)  # a cached vector is never changed in place
     assert module._hypergeometric_rdp.cache_info().hits >= before + 3
     with pytest.raises(ValueError, match="read-only"):
-        module._poisson_gaussian_rdp(tuple(orders), q=0.013, noise_multiplier=1.7)[0] = 0.0
+        module._poisson_gaussian_rdp(np.array(orders), q=0.013, noise_multiplier=1.7)[0] = 0.0
+    # a parameter that cannot be hashed (a 0-d array) is computed afresh: the same numbers
+    unhashable = dp_event.PoissonSampledDpEvent(0.013, dp_event.GaussianDpEvent(np.array(1.7)))
+    assert np.array_equal(GraphRdpAccountant(orders).compose(unhashable, 40)._rdp, plain._rdp)
     # a relation the parent refuses for Poisson sampling is still refused
     assert not GraphRdpAccountant(orders, NeighboringRelation.REPLACE_ONE).supports(poisson)

@@ -285,6 +285,6 @@ def train_rows(x: torch.Tensor, y: torch.Tensor, pi: sp.csr_matrix, *, num_class
                 best.offer(epoch)
         if best is not None:
             selected = best.restore()
-            if info is not None:
+            if selected is not None and info is not None:
                 info.setdefault("selected_epochs", {})["training"] = selected
     return model.eval()

@@ -42,13 +42,28 @@ def _memoised(rdp_of_step: Callable[..., np.ndarray]) -> Callable[..., np.ndarra
     spends its result and every seed of the same setting in a process ask for the same vectors
     (the Poisson-subsampled Gaussian's fractional orders cost ~5 ms each: 18 s of a 20 s DP-MLP run
     on a 200-node graph was its calibration). The vectors are returned read-only; composing adds
-    ``count * vector`` to a new array."""
+    ``count * vector`` to a new array. Parameters that cannot be hashed (a 0-d numpy array a
+    caller put in an event) are computed afresh, as before the cache."""
     @functools.lru_cache(maxsize=4096)
     def cached(orders: tuple[float, ...], **params: float) -> np.ndarray:
         vector = np.asarray(rdp_of_step(np.asarray(orders, dtype=float), **params), dtype=float)
         vector.setflags(write=False)
         return vector
-    return cached
+
+    def lookup(orders: np.ndarray, **params: float) -> np.ndarray:
+        key = tuple(orders.tolist())
+        key = _ORDERS.setdefault(key, key)  # one tuple per order list, shared by every entry
+        try:
+            return cached(key, **params)
+        except TypeError:  # unhashable parameters
+            return np.asarray(rdp_of_step(np.asarray(orders, dtype=float), **params), dtype=float)
+    lookup.cache_info, lookup.cache_clear = cached.cache_info, cached.cache_clear
+    return lookup
+
+
+#: the order lists seen, each kept once (a key tuple of 156 floats per cached vector would cost
+#: ~5 KB an entry)
+_ORDERS: dict[tuple[float, ...], tuple[float, ...]] = {}
 
 
 _poisson_gaussian_rdp = _memoised(lambda orders, *, q, noise_multiplier: rdp._compute_rdp_poisson_subsampled_gaussian(
@@ -85,7 +100,7 @@ class GraphRdpAccountant(rdp.RdpAccountant):
         if isinstance(event, HypergeometricGroupGaussianDpEvent):
             if do_compose:
                 self._rdp += count * _hypergeometric_rdp(
-                    tuple(self._orders),
+                    self._orders,
                     noise_multiplier=event.noise_multiplier,
                     dataset_size=event.dataset_size,
                     batch_size=event.batch_size,
@@ -95,7 +110,7 @@ class GraphRdpAccountant(rdp.RdpAccountant):
         if isinstance(event, BinomialGroupGaussianDpEvent):
             if do_compose:
                 self._rdp += count * _binomial_group_rdp(
-                    tuple(self._orders), noise_multiplier=event.noise_multiplier, sample_rate=event.sample_rate,
+                    self._orders, noise_multiplier=event.noise_multiplier, sample_rate=event.sample_rate,
                     group_size=event.group_size)
             return None
         if isinstance(event, GaussianRowDpEvent):  # L2 sensitivity 2 C1 (add/remove one node)
@@ -123,7 +138,7 @@ class GraphRdpAccountant(rdp.RdpAccountant):
             # the parent's own computation for this event, memoised (its checks: the relations it
             # accepts, a Gaussian sub-event; anything else goes to the parent below)
             if do_compose:
-                self._rdp += count * _poisson_gaussian_rdp(tuple(self._orders), q=event.sampling_probability,
+                self._rdp += count * _poisson_gaussian_rdp(self._orders, q=event.sampling_probability,
                                                            noise_multiplier=event.event.noise_multiplier)
             return None
         # composed events recurse through the parent, which calls this override for each part
