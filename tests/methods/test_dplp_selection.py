@@ -91,6 +91,7 @@ def test_a_diverged_epoch_is_never_kept_and_all_diverged_keeps_the_initial_param
         selector.end_epoch(epoch)
     assert (selector.best_epoch, selector.best_auc, selector.diverged_epochs) == (3, 0.7, 2)
     assert torch.equal(selector.state["weight"], initial["weight"] + 3.0)
+    assert np.array_equal(selector.history, [0.6, math.nan, 0.7, math.nan, 0.65], equal_nan=True)
     # every epoch diverged: epoch 0, the data-independent initial parameters, no AUC
     model = torch.nn.Linear(2, 1)
     initial = {k: v.clone() for k, v in model.state_dict().items()}

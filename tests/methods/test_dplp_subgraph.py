@@ -158,3 +158,6 @@ def test_kept_validation_batches_score_as_fresh_ones(graph, backbone, monkeypatc
     fresh_run = run(cfg, graph, seed=2, method="dplp-ps")
     assert keeping.metrics == fresh_run.metrics
     assert keeping.info["best_epoch"] == fresh_run.info["best_epoch"]
+    history = keeping.info["val_auc_by_epoch"]  # every epoch's validation AUC; the kept epoch is its first best
+    assert len(history) == 3 and history == fresh_run.info["val_auc_by_epoch"]
+    assert keeping.info["best_epoch"] == int(np.argmax(history)) + 1 and max(history) == keeping.metrics["val_auc"]

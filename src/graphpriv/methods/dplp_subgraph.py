@@ -304,11 +304,13 @@ class _Selector:
     """Keeps the parameters of the epoch with the best validation AUC (first best on ties); without
     a validation set, the last epoch. An epoch whose validation scores are not finite (the model
     diverged: ``nan``) is counted in ``diverged_epochs`` and never kept; if every epoch diverged,
-    the initial parameters (epoch 0, data-independent) are kept."""
+    the initial parameters (epoch 0, data-independent) are kept. ``history`` holds every epoch's
+    validation AUC (``nan`` where it diverged)."""
 
     def __init__(self, model: torch.nn.Module, validate) -> None:
         self.model, self.validate, self.best_auc, self.best_epoch = model, validate, None, 0
         self.diverged_epochs = 0
+        self.history: list[float] = []
         self.state = copy.deepcopy(model.state_dict()) if validate is not None else None
 
     def end_epoch(self, epoch: int) -> dict[str, float]:
@@ -317,6 +319,7 @@ class _Selector:
             self.best_epoch = epoch
             return {}
         val_auc = self.validate()
+        self.history.append(val_auc)
         if math.isnan(val_auc):
             self.diverged_epochs += 1
             return {} if self.best_auc is None else {"val_auc": self.best_auc}
@@ -414,7 +417,8 @@ class DPLPLinkPredictor(Estimator):
     only. ``graph_`` (the training graph predictions are extracted from) is not covered, nor are
     the facts of the private graph in ``info_`` (``train_edges``, ``projected_edges``,
     ``num_train_examples``, ``empirical_max_lsn``, ``max_subgraph_nodes``) and ``val_auc_``
-    (held-out pairs scored on the training graph). The saved file (:meth:`save`) holds the
+    and ``info_["val_auc_by_epoch"]`` (held-out pairs scored on the training graph, the latter after
+    every epoch, None where the model diverged). The saved file (:meth:`save`) holds the
     training graph (needed to extract prediction subgraphs) and those facts of the private data in
     ``info_``: keep it as private as the data; the model weights are what the guarantee covers.
     ``private=False`` spends nothing (``privacy_report_`` is ``None``).
@@ -592,6 +596,8 @@ class DPLPLinkPredictor(Estimator):
                 model.load_state_dict(selector.state)
         model.eval()
         info["best_epoch"] = selector.best_epoch
+        if selector.history:  # with validation pairs: every epoch's AUC, None where it diverged
+            info["val_auc_by_epoch"] = [None if math.isnan(auc) else auc for auc in selector.history]
         if selector.diverged_epochs:
             info["diverged_epochs"] = selector.diverged_epochs
         spent_any = config.private or bool(ledger.phases)
