@@ -44,9 +44,12 @@ def _memoised(rdp_of_step: Callable[..., np.ndarray]) -> Callable[..., np.ndarra
     on a 200-node graph was its calibration). The vectors are returned read-only; composing adds
     ``count * vector`` to a new array. Parameters that cannot be hashed (a 0-d numpy array a
     caller put in an event) are computed afresh, as before the cache."""
+    def compute(orders: tuple[float, ...] | np.ndarray, **params: float) -> np.ndarray:
+        return np.asarray(rdp_of_step(np.asarray(orders, dtype=float), **params), dtype=float)
+
     @functools.lru_cache(maxsize=4096)
     def cached(orders: tuple[float, ...], **params: float) -> np.ndarray:
-        vector = np.asarray(rdp_of_step(np.asarray(orders, dtype=float), **params), dtype=float)
+        vector = compute(orders, **params)
         vector.setflags(write=False)
         return vector
 
@@ -56,7 +59,7 @@ def _memoised(rdp_of_step: Callable[..., np.ndarray]) -> Callable[..., np.ndarra
         try:
             return cached(key, **params)
         except TypeError:  # unhashable parameters
-            return np.asarray(rdp_of_step(np.asarray(orders, dtype=float), **params), dtype=float)
+            return compute(orders, **params)
     lookup.cache_info, lookup.cache_clear = cached.cache_info, cached.cache_clear
     return lookup
 
