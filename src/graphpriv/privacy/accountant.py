@@ -40,8 +40,9 @@ def _memoised(rdp_of_step: Callable[..., np.ndarray]) -> Callable[..., np.ndarra
     """``rdp_of_step(orders, **params)`` memoised on its arguments (``orders`` as a tuple): the
     per-step RDP vector is a pure function of them, and a calibration's bisection, the ledger that
     spends its result and every seed of the same setting in a process ask for the same vectors
-    (the Poisson-subsampled Gaussian's fractional orders cost ~5 ms each: 18 s of a 20 s DP-MLP run
-    on a 200-node graph was its calibration). The vectors are returned read-only; composing adds
+    (the Poisson-subsampled Gaussian's fractional orders are slow: a DP-MLP calibration takes 3 s
+    uncached and 0.008 s warm, ``benchmarks/bench_calibration.py``). The vectors are returned
+    read-only; composing adds
     ``count * vector`` to a new array. Parameters that cannot be hashed (a 0-d numpy array a
     caller put in an event) are computed afresh, as before the cache."""
     def compute(orders: tuple[float, ...] | np.ndarray, **params: float) -> np.ndarray:
