@@ -90,7 +90,8 @@ def test_a_diverged_epoch_is_never_kept_and_all_diverged_keeps_the_initial_param
             model.weight.add_(1.0)
         selector.end_epoch(epoch)
     assert (selector.best_epoch, selector.best_auc, selector.diverged_epochs) == (3, 0.7, 2)
-    assert torch.equal(selector.state["weight"], initial["weight"] + 3.0)
+    selector.restore()
+    assert torch.equal(model.weight, initial["weight"] + 3.0)
     assert np.array_equal(selector.history, [0.6, math.nan, 0.7, math.nan, 0.65], equal_nan=True)
     # every epoch diverged: epoch 0, the data-independent initial parameters, no AUC
     model = torch.nn.Linear(2, 1)
@@ -101,7 +102,14 @@ def test_a_diverged_epoch_is_never_kept_and_all_diverged_keeps_the_initial_param
             model.weight.fill_(math.nan)
         assert selector.end_epoch(epoch) == {}
     assert (selector.best_epoch, selector.best_auc, selector.diverged_epochs) == (0, None, 3)
-    assert torch.equal(selector.state["weight"], initial["weight"])
+    selector.restore()
+    assert torch.equal(model.weight, initial["weight"])
+    # without validation: the last epoch, nothing restored
+    selector = dplp_subgraph._Selector(model, None)
+    assert [selector.end_epoch(epoch) for epoch in (1, 2)] == [{}, {}]
+    selector.restore()
+    assert (selector.best_epoch, selector.best_auc, selector.history) == (2, None, [])
+    assert torch.equal(model.weight, initial["weight"])
     # the validation pass names a non-finite score nan instead of raising in roc_auc_score
     monkeypatch.setattr(dplp_subgraph, "predict", lambda model, batches: torch.tensor([0.2, math.nan]))
     monkeypatch.setattr(dplp_subgraph, "_eval_batches", lambda *args: iter(()))

@@ -4,6 +4,8 @@ restored module is exactly the one a shorter run ends at, the epochs are the fir
 node-level classifiers and a protocol without validation nodes refuse it, and the store keys of
 the runs stored before the setting existed do not move."""
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -75,6 +77,26 @@ def test_best_epoch_keeps_the_first_strict_best_and_the_mode_it_was_in():
     assert read == [(False, False)] * 4  # scored in eval mode, without gradients
     assert (best.epoch, best.score) == (2, 0.7)  # the tie at epoch 3 keeps epoch 2
     assert best.restore() == 2 and torch.equal(module.weight, kept[2])
+
+
+def test_best_epoch_never_keeps_nan_and_falls_back_to_the_initial_state_when_asked():
+    module = torch.nn.Linear(2, 1)
+    initial = module.weight.detach().clone()
+    plain, fallback = BestEpoch(module, lambda: math.nan), BestEpoch(module, lambda: math.nan, keep_initial=True)
+    assert fallback.epoch == 0 and plain.epoch is None
+    for epoch in (1, 2):
+        with torch.no_grad():
+            module.weight.add_(1.0)
+        assert math.isnan(plain.offer(epoch)) and math.isnan(fallback.offer(epoch))
+    assert plain.restore() is None and torch.equal(module.weight, initial + 2.0)  # nothing kept, nothing loaded
+    assert fallback.restore() == 0 and torch.equal(module.weight, initial)  # the initial parameters
+    values = iter([math.nan, 0.4, math.nan])
+    best = BestEpoch(module, lambda: next(values), keep_initial=True)
+    for epoch in (1, 2, 3):
+        with torch.no_grad():
+            module.weight.add_(1.0)
+        best.offer(epoch)
+    assert best.restore() == 2 and torch.equal(module.weight, initial + 2.0) and best.score == 0.4
 
 
 def _val(graph, train):

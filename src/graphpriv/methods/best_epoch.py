@@ -23,23 +23,27 @@ class BestEpoch:
     :meth:`offer` scores ``module`` after an epoch (eval mode, no gradients, then back to the mode
     it was in) and keeps a deep copy of its whole ``state_dict`` (batch-norm statistics included)
     when the score is strictly above every earlier one; :meth:`restore` loads that copy. Ties keep
-    the earlier epoch.
+    the earlier epoch; a ``nan`` score (a diverged model) is never above anything, so it is never kept.
 
     Args:
         module: the trained module; its state is what is kept and restored.
         score: the validation score of ``module`` as it stands (a float, higher is better; called
             with no argument).
+        keep_initial: keep ``module``'s state at construction as epoch 0 (score ``-inf``), so that
+            :meth:`restore` falls back to the initial, data-independent parameters when no offered
+            epoch scores a number (every one ``nan``). Without it nothing is restored then.
 
     Attributes:
-        epoch: the selected epoch (1-based as offered; None before any offer).
+        epoch: the selected epoch (1-based as offered; 0 for the initial state with
+            ``keep_initial``; None before any offer otherwise).
         score: its score (``-inf`` before any offer).
     """
 
-    def __init__(self, module: torch.nn.Module, score: Callable[[], float]) -> None:
+    def __init__(self, module: torch.nn.Module, score: Callable[[], float], *, keep_initial: bool = False) -> None:
         self.module, self._score = module, score
-        self.epoch: int | None = None
+        self.epoch: int | None = 0 if keep_initial else None
         self.score = float("-inf")
-        self._state: dict | None = None
+        self._state: dict | None = copy.deepcopy(module.state_dict()) if keep_initial else None
 
     def offer(self, epoch: int) -> float:
         """Score ``module`` after ``epoch`` and keep its state if the score is a new best.

@@ -29,7 +29,6 @@ private as the data.
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 from typing import Annotated, Any, Literal
@@ -57,6 +56,7 @@ from graphpriv.linkpred.subgraphs import (
     extract_subgraphs,
 )
 from graphpriv.methods.base import MethodConfig, Progress, Timer, no_progress, phase_progress
+from graphpriv.methods.best_epoch import BestEpoch
 from graphpriv.methods.dplp_selection import select_k_theta
 from graphpriv.methods.estimator import Estimator
 from graphpriv.nn.subgraph_gnn import Backbone, SubgraphGNN, bce_loss, predict
@@ -301,32 +301,42 @@ def _group_of(config: DPLPConfig) -> int:
 
 
 class _Selector:
-    """Keeps the parameters of the epoch with the best validation AUC (first best on ties); without
-    a validation set, the last epoch. An epoch whose validation scores are not finite (the model
+    """Keeps the parameters of the epoch with the best validation AUC (first best on ties; a
+    :class:`~graphpriv.methods.best_epoch.BestEpoch` with the initial-state fallback); without a
+    validation set, the last epoch. An epoch whose validation scores are not finite (the model
     diverged: ``nan``) is counted in ``diverged_epochs`` and never kept; if every epoch diverged,
     the initial parameters (epoch 0, data-independent) are kept. ``history`` holds every epoch's
     validation AUC (``nan`` where it diverged)."""
 
     def __init__(self, model: torch.nn.Module, validate) -> None:
-        self.model, self.validate, self.best_auc, self.best_epoch = model, validate, None, 0
-        self.diverged_epochs = 0
+        self.best = BestEpoch(model, validate, keep_initial=True) if validate is not None else None
+        self.diverged_epochs, self.last_epoch = 0, 0
         self.history: list[float] = []
-        self.state = copy.deepcopy(model.state_dict()) if validate is not None else None
+
+    @property
+    def best_epoch(self) -> int:
+        """The selected epoch: the best one, 0 when every epoch diverged, the last without validation."""
+        return self.last_epoch if self.best is None else self.best.epoch
+
+    @property
+    def best_auc(self) -> float | None:
+        """The selected epoch's validation AUC (None without validation or when every epoch diverged)."""
+        return None if self.best is None or self.best.epoch == 0 else self.best.score
 
     def end_epoch(self, epoch: int) -> dict[str, float]:
         """Record the end of ``epoch``; returns the progress fields (``val_auc``: the best so far)."""
-        if self.validate is None:
-            self.best_epoch = epoch
+        self.last_epoch = epoch
+        if self.best is None:
             return {}
-        val_auc = self.validate()
+        val_auc = self.best.offer(epoch)
         self.history.append(val_auc)
-        if math.isnan(val_auc):
-            self.diverged_epochs += 1
-            return {} if self.best_auc is None else {"val_auc": self.best_auc}
-        if self.best_auc is None or val_auc > self.best_auc:
-            self.best_auc, self.best_epoch = val_auc, epoch
-            self.state = copy.deepcopy(self.model.state_dict())
-        return {"val_auc": self.best_auc}
+        self.diverged_epochs += math.isnan(val_auc)
+        return {} if self.best_auc is None else {"val_auc": self.best_auc}
+
+    def restore(self) -> None:
+        """Load the selected epoch's parameters into the model (nothing without validation)."""
+        if self.best is not None:
+            self.best.restore()
 
 
 def _train_private(model, train_set, config, cap, sampler, engine_args, selector: _Selector, steps, per_epoch,
@@ -592,8 +602,7 @@ class DPLPLinkPredictor(Estimator):
                                progress)
             else:
                 _train_nonprivate(model, train_set, config, cap, gens[1], selector, per_epoch, progress)
-            if selector.state is not None:
-                model.load_state_dict(selector.state)
+            selector.restore()
         model.eval()
         info["best_epoch"] = selector.best_epoch
         if selector.history:  # with validation pairs: every epoch's AUC, None where it diverged
