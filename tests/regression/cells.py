@@ -11,7 +11,12 @@ strict mode (``AVX2,STRICT``): without it, three cells (edgerand-synthesis' and
 lapgraph-synthesis' lp_auc, gap-edp's val_accuracy) differed there from the AVX2 machine's pins;
 with it they are equal (measured on an AVX-512 Intel Xeon; OpenBLAS, oneDNN and numpy's dispatch
 pins changed none of them). One metric still differs there, PrivDPR's lp_auc (3.5e-5, its
-training's gradient norm by 7e-8 relative; the kernel is not found). ``golden.json`` holds an
+training's gradient norm by 7e-8 relative; the kernel is not found: on the AVX-512 machine no
+setting tried gives both of the AVX2 machine's numbers: MKL_ENABLE_INSTRUCTIONS=AVX2, MKL_CBWR
+AVX512 or the pins plus OPENBLAS_CORETYPE=Haswell, ONEDNN_MAX_CPU_ISA=AVX2 and numpy's AVX-512
+features disabled give the pins' numbers; MKL_CBWR=AVX2 or COMPATIBLE a third lp_auc;
+ATEN_CPU_CAPABILITY=default the AVX2 lp_auc with a third gradient norm; finding it needs an AVX2
+machine to compare intermediate tensors with). ``golden.json`` holds an
 AVX2 machine's numbers; ``golden_avx512.json`` holds only the metrics an AVX-512 machine computes
 differently, and such machines read golden.json with those replaced. The writer keeps that
 split: on an AVX2 machine it rewrites golden.json; on an AVX-512 machine it leaves golden.json
