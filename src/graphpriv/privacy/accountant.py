@@ -42,9 +42,8 @@ def _memoised(rdp_of_step: Callable[..., np.ndarray]) -> Callable[..., np.ndarra
     spends its result and every seed of the same setting in a process ask for the same vectors
     (the Poisson-subsampled Gaussian's fractional orders are slow: a DP-MLP calibration takes 3 s
     uncached and 0.008 s warm, ``benchmarks/bench_calibration.py``). The vectors are returned
-    read-only; composing adds
-    ``count * vector`` to a new array. Parameters that cannot be hashed (a 0-d numpy array a
-    caller put in an event) are computed afresh, as before the cache."""
+    read-only; composing adds ``count * vector`` to a new array. Parameters that cannot be hashed
+    (a 0-d numpy array a caller put in an event) are computed afresh, as before the cache."""
     def compute(orders: tuple[float, ...] | np.ndarray, **params: float) -> np.ndarray:
         return np.asarray(rdp_of_step(np.asarray(orders, dtype=float), **params), dtype=float)
 
