@@ -2,8 +2,8 @@
 
 Usage: python scripts/path_ceiling.py [--datasets citeseer cora] [--lengths 2 3 4] [--seeds 5]
 
-DPLP-PS with path subgraphs of length k, common neighbours (L = 2), resource allocation and its
-length-3 form RA3 (L = 3), and graphpriv's private mixture of the two all give a pair that no path
+DPLP-PS with path subgraphs of length k (L = k), common neighbours and resource allocation (L = 2),
+RA's length-3 form RA3 and graphpriv's private mixture of the two (L = 3) all give a pair that no path
 of length <= L joins in the training graph the same score as every other such pair: its subgraph
 or its path sum is empty. On a sparse graph most test pairs are such pairs, positives included,
 so their ranking is a tie whatever the model. For each seed's split of the link-prediction
