@@ -17,9 +17,10 @@ AVX512 or the pins plus OPENBLAS_CORETYPE=Haswell, ONEDNN_MAX_CPU_ISA=AVX2 and n
 features disabled give the pins' numbers; MKL_CBWR=AVX2 or COMPATIBLE a third lp_auc;
 ATEN_CPU_CAPABILITY=default the AVX2 lp_auc with a third gradient norm; finding it needs an AVX2
 machine to compare intermediate tensors with). ``golden.json`` holds an
-AVX2 machine's numbers; ``golden_avx512.json`` holds only the metrics an AVX-512 machine computes
-differently, and such machines read golden.json with those replaced. The writer keeps that
-split: on an AVX2 machine it rewrites golden.json; on an AVX-512 machine it leaves golden.json
+AVX2 machine's numbers; ``golden_avx512.json`` holds only the metrics an Intel AVX-512 machine
+computes differently, and such machines read golden.json with those replaced (an AVX-512 AMD EPYC
+computes golden.json's numbers: MKL dispatches by vendor, :func:`has_intel_avx512`). The writer keeps that
+split: on an AVX2 machine (or an AVX-512 AMD one) it rewrites golden.json; on an Intel AVX-512 machine it leaves golden.json
 alone and rewrites only golden_avx512.json, with the metrics that differ from golden.json (so a
 change of the code's numbers made on an AVX-512 machine shows up as a failure on AVX2 machines
 until it is re-pinned there, instead of being written into both).
@@ -137,11 +138,22 @@ def pin_kernels() -> None:
     os.environ.setdefault("MKL_CBWR", "AVX2,STRICT" if has_avx512() else "AVX2")
 
 
+def has_intel_avx512(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """Whether MKL takes its AVX-512 paths here: an AVX-512 CPU (:func:`has_avx512`) from Intel
+    (``vendor_id`` GenuineIntel). MKL dispatches by vendor: on an AVX-512 AMD EPYC every cell,
+    PrivDPR's lp_auc included, gives golden.json's AVX2 numbers (measured with pin_kernels' strict
+    CNR), so golden_avx512.json applies to Intel's AVX-512 CPUs only."""
+    try:
+        return has_avx512(cpuinfo) and "GenuineIntel" in cpuinfo.read_text().split()
+    except OSError:
+        return False
+
+
 def golden_values(avx512: bool | None = None) -> dict:
     """The pins this machine's cells must match: golden.json, with golden_avx512.json's metrics
-    in place of its own where ``avx512`` (default: :func:`has_avx512`)."""
+    in place of its own where ``avx512`` (default: :func:`has_intel_avx512`)."""
     if avx512 is None:
-        avx512 = has_avx512()
+        avx512 = has_intel_avx512()
     values = json.loads(GOLDEN.read_text())
     if avx512:
         for method, metrics in json.loads(GOLDEN_AVX512.read_text()).items():
@@ -170,10 +182,10 @@ def main() -> None:
     for method in CELLS:
         out[method] = summary(run_cell(method))
         print(method, out[method], file=sys.stderr, flush=True)
-    if has_avx512():
+    if has_intel_avx512():
         overrides = avx512_overrides(out, json.loads(GOLDEN.read_text()))
         GOLDEN_AVX512.write_text(json.dumps(overrides, indent=1, sort_keys=True) + "\n")
-        print(f"AVX-512 machine: wrote {GOLDEN_AVX512.name} ({len(overrides)} methods differ from "
+        print(f"Intel AVX-512 machine: wrote {GOLDEN_AVX512.name} ({len(overrides)} methods differ from "
               f"{GOLDEN.name}, left unchanged; re-pin it on an AVX2 machine)", file=sys.stderr)
     else:
         GOLDEN.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")

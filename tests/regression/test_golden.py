@@ -18,6 +18,7 @@ from tests.regression.cells import (
     avx512_overrides,
     golden_values,
     has_avx512,
+    has_intel_avx512,
     run_cell,
     summary,
 )
@@ -73,6 +74,12 @@ def test_avx512_pins_replace_only_their_metrics(tmp_path):
     assert has_avx512(cpuinfo)
     cpuinfo.write_text("flags\t\t: fpu sse avx2\n")
     assert not has_avx512(cpuinfo) and not has_avx512(tmp_path / "missing")
+    # the AVX-512 pins are Intel's: MKL dispatches by vendor, an AVX-512 AMD CPU computes golden.json's
+    for vendor, flags, want in (("GenuineIntel", "avx2 avx512f", True), ("AuthenticAMD", "avx2 avx512f", False),
+                                ("GenuineIntel", "avx2", False)):
+        cpuinfo.write_text(f"vendor_id\t: {vendor}\nflags\t\t: fpu sse {flags}\n")
+        assert has_intel_avx512(cpuinfo) is want, (vendor, flags)
+    assert not has_intel_avx512(tmp_path / "missing")
 
 
 def test_pin_kernels_sets_strict_cnr_only_on_avx512(monkeypatch):
