@@ -1,6 +1,7 @@
 """Probe: how high can a link predictor score that reads only paths of length <= L between a pair?
 
 Usage: python scripts/path_ceiling.py [--datasets citeseer cora] [--lengths 2 3 4] [--seeds 5]
+           [--store runs/linkpred.sqlite]
 
 DPLP-PS with path subgraphs of length k (L = k), common neighbours and resource allocation (L = 2),
 RA's length-3 form RA3 and graphpriv's private mixture of the two (L = 3) all give a pair that no path
@@ -17,7 +18,10 @@ each L:
   positives first, the unjoined pairs tied, the joined non-edges last: reach_pos + (1 - reach_pos)
   (1 + reach_neg) / 2.
 
-A path-based model's gap to CN is then bounded by its graph's ceiling, not by its privacy.
+A path-based model's gap to CN is then bounded by its graph's ceiling, not by its privacy. With
+``--store`` (a results store holding the leaderboard's runs), it also counts the DPLP-PS runs with a
+fixed k among the lengths whose test AUC is exactly the 0/1 score's at L = k on their seed's split
+(to 1e-9): the runs whose model learned nothing beyond "a path of length <= k joins the pair".
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from sklearn.metrics import roc_auc_score
 from graphpriv.data import load
 from graphpriv.data.graph import to_csr
 from graphpriv.data.splits import link_split
+from graphpriv.experiments.store import ResultStore
 
 
 def within_length(adjacency: sp.csr_matrix, pairs: np.ndarray, max_length: int, *, chunk: int = 1024) -> np.ndarray:
@@ -67,20 +72,23 @@ def within_length(adjacency: sp.csr_matrix, pairs: np.ndarray, max_length: int, 
     return joined
 
 
-def path_ceiling(joined: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
-    """``(indicator AUC, ceiling AUC)``, both in [0, 1], of a score blind beyond the joined pairs.
+def path_ceiling(joined: np.ndarray, labels: np.ndarray) -> tuple[float, float, float, float]:
+    """``(reach_pos, reach_neg, indicator AUC, ceiling AUC)``, all in [0, 1], of a score blind
+    beyond the joined pairs.
 
     Args:
         joined: ``[m]`` bool, whether a path of length <= L joins each pair (:func:`within_length`).
         labels: ``[m]`` 0/1, 1 for the positives; both classes present.
 
     Returns:
-        The AUC of ``joined`` itself, and the best AUC of a score equal on every unjoined pair
+        The shares of the positives and of the negatives joined, the AUC of ``joined`` itself, and
+        the best AUC of a score equal on every unjoined pair
         (ties counting 1/2): the joined positives ranked first, the unjoined pairs tied, the
         joined non-edges last.
     """
     pos, neg = joined[labels == 1].mean(), joined[labels == 0].mean()
-    return float(roc_auc_score(labels, joined.astype(float))), float(pos + (1 - pos) * (1 + neg) / 2)
+    return (float(pos), float(neg), float(roc_auc_score(labels, joined.astype(float))),
+            float(pos + (1 - pos) * (1 + neg) / 2))
 
 
 def main() -> None:
@@ -88,9 +96,12 @@ def main() -> None:
     parser.add_argument("--datasets", nargs="+", default=["citeseer", "cora"])
     parser.add_argument("--lengths", nargs="+", type=int, default=[2, 3, 4])
     parser.add_argument("--seeds", type=int, default=5, help="seeds 0..n-1, the leaderboard's splits")
+    parser.add_argument("--store", default=None, help="a results store with the leaderboard's runs")
     args = parser.parse_args()
+    store = ResultStore.open_existing(args.store) if args.store else None
     print("| dataset | L | reach_pos | reach_neg | indicator AUC | ceiling AUC |")
     print("|---|---|---|---|---|---|")
+    matches = []
     for name in args.datasets:
         data = load(name)
         rows = {length: [] for length in args.lengths}
@@ -100,12 +111,20 @@ def main() -> None:
             pairs = np.concatenate([split.test_pos, split.test_neg], axis=1)
             labels = np.r_[np.ones(split.test_pos.shape[1]), np.zeros(split.test_neg.shape[1])]
             for length in args.lengths:
-                joined = within_length(adjacency, pairs, length)
-                rows[length].append((joined[labels == 1].mean(), joined[labels == 0].mean(),
-                                     *path_ceiling(joined, labels)))
+                rows[length].append(path_ceiling(within_length(adjacency, pairs, length), labels))
         for length, values in rows.items():
             mean, std = 100 * np.mean(values, axis=0), 100 * np.std(values, axis=0, ddof=1)
             print(f"| {name} | {length} | " + " | ".join(f"{m:.2f} ± {s:.2f}" for m, s in zip(mean, std)) + " |")
+        if store is not None:
+            runs = [r for r in store.results(method="dplp-ps", dataset=name)
+                    if r.config.get("k") in rows and r.seed < args.seeds]
+            for length, values in rows.items():
+                at_k = [r for r in runs if r.config["k"] == length]
+                same = sum(abs(r.metrics["test_auc"] - values[r.seed][2]) < 1e-9 for r in at_k)
+                matches.append(f"| {name} | {length} | {same} of {len(at_k)} |")
+    if matches:
+        print("\n| dataset | k | DPLP-PS runs at exactly the 0/1 score's AUC |\n|---|---|---|")
+        print("\n".join(matches))
 
 
 if __name__ == "__main__":

@@ -15,15 +15,10 @@ pc = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(pc)
 
 
-def _sparse_graph(seed: int) -> nx.Graph:
-    graph = nx.gnm_random_graph(40, 45, seed=seed)
-    return graph
-
-
 @pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("max_length", [1, 2, 3, 4, 5])
 def test_within_length_is_the_shortest_path_distance_test(seed, max_length):
-    graph = _sparse_graph(seed)
+    graph = nx.gnm_random_graph(40, 45, seed=seed)
     adjacency = sp.csr_matrix(nx.to_scipy_sparse_array(graph, nodelist=range(40), format="csr"))
     pairs = np.array([(u, v) for u in range(40) for v in range(u + 1, 40)]).T
     lengths = dict(nx.all_pairs_shortest_path_length(graph))
@@ -40,7 +35,8 @@ def test_ceiling_is_the_auc_of_the_best_score_blind_to_unjoined_pairs(seed):
     labels = rng.integers(0, 2, 60)
     labels[:2] = [0, 1]
     joined = rng.random(60) < np.where(labels == 1, 0.6, 0.1)
-    indicator, ceiling = pc.path_ceiling(joined, labels)
+    reach_pos, reach_neg, indicator, ceiling = pc.path_ceiling(joined, labels)
+    assert (reach_pos, reach_neg) == (joined[labels == 1].mean(), joined[labels == 0].mean())
     oracle = np.where(joined, 2.0 * labels - 1.0, 0.0)  # joined positives first, joined non-edges last
     assert ceiling == pytest.approx(roc_auc_score(labels, oracle), abs=1e-12)
     assert indicator == pytest.approx(roc_auc_score(labels, joined.astype(float)), abs=1e-12)

@@ -16,12 +16,12 @@ setting tried gives both of the AVX2 machine's numbers: MKL_ENABLE_INSTRUCTIONS=
 AVX512 or the pins plus OPENBLAS_CORETYPE=Haswell, ONEDNN_MAX_CPU_ISA=AVX2 and numpy's AVX-512
 features disabled give the pins' numbers; MKL_CBWR=AVX2 or COMPATIBLE a third lp_auc;
 ATEN_CPU_CAPABILITY=default the AVX2 lp_auc with a third gradient norm; finding it needs an AVX2
-machine to compare intermediate tensors with). ``golden.json`` holds an
-AVX2 machine's numbers; ``golden_avx512.json`` holds only the metrics an Intel AVX-512 machine
-computes differently, and such machines read golden.json with those replaced (an AVX-512 AMD EPYC
-computes golden.json's numbers: MKL dispatches by vendor, :func:`has_intel_avx512`). The writer keeps that
-split: on an AVX2 machine (or an AVX-512 AMD one) it rewrites golden.json; on an Intel AVX-512 machine it leaves golden.json
-alone and rewrites only golden_avx512.json, with the metrics that differ from golden.json (so a
+machine to compare intermediate tensors with). ``golden.json`` holds an AVX2 machine's numbers;
+``golden_avx512.json`` holds only the metrics an Intel AVX-512 machine computes differently, and
+such machines read golden.json with those replaced (an AVX-512 AMD EPYC computes golden.json's
+numbers: MKL dispatches by vendor, :func:`has_intel_avx512`). The writer keeps that split: on an
+AVX2 machine (or an AVX-512 AMD one) it rewrites golden.json; on an Intel AVX-512 machine it
+leaves golden.json alone and rewrites only golden_avx512.json, with the metrics that differ from golden.json (so a
 change of the code's numbers made on an AVX-512 machine shows up as a failure on AVX2 machines
 until it is re-pinned there, instead of being written into both).
 """
@@ -121,13 +121,19 @@ def summary(result) -> dict:
             "delta": privacy.delta if privacy else None}
 
 
+def _cpuinfo_words(cpuinfo: Path) -> set[str]:
+    """The whitespace-separated words of ``cpuinfo`` (flags, vendor); empty where the file cannot be
+    read (not Linux)."""
+    try:
+        return set(cpuinfo.read_text().split())
+    except OSError:
+        return set()
+
+
 def has_avx512(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
     """Whether this machine's CPU has AVX-512 (the ``avx512f`` flag in ``cpuinfo``); False where
     the file cannot be read (not Linux)."""
-    try:
-        return "avx512f" in cpuinfo.read_text().split()
-    except OSError:
-        return False
+    return "avx512f" in _cpuinfo_words(cpuinfo)
 
 
 def pin_kernels() -> None:
@@ -143,10 +149,7 @@ def has_intel_avx512(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
     (``vendor_id`` GenuineIntel). MKL dispatches by vendor: on an AVX-512 AMD EPYC every cell,
     PrivDPR's lp_auc included, gives golden.json's AVX2 numbers (measured with pin_kernels' strict
     CNR), so golden_avx512.json applies to Intel's AVX-512 CPUs only."""
-    try:
-        return has_avx512(cpuinfo) and "GenuineIntel" in cpuinfo.read_text().split()
-    except OSError:
-        return False
+    return {"avx512f", "GenuineIntel"} <= _cpuinfo_words(cpuinfo)
 
 
 def golden_values(avx512: bool | None = None) -> dict:
