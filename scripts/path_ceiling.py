@@ -91,6 +91,29 @@ def path_ceiling(joined: np.ndarray, labels: np.ndarray) -> tuple[float, float, 
             float(pos + (1 - pos) * (1 + neg) / 2))
 
 
+def runs_at_indicator(runs, indicator: dict[tuple[int, int], float], *,
+                      tol: float = 1e-9) -> dict[int, tuple[int, int]]:
+    """Count the path-model runs whose test AUC is exactly the 0/1 "joined within k" score's.
+
+    Args:
+        runs: stored results (``.seed``, ``.config["k"]``, ``.metrics["test_auc"]`` in [0, 1]); a run whose
+            (seed, k) has no entry in ``indicator`` is skipped.
+        indicator: (seed, k) -> the indicator score's AUC on that seed's test pairs, in [0, 1].
+        tol: the absolute difference below which two AUCs count as the same.
+
+    Returns:
+        k -> (runs at the indicator's AUC, runs with that k), for each k in ``indicator``, ascending.
+    """
+    counts = {length: [0, 0] for length in sorted({length for _, length in indicator})}
+    for run in runs:
+        key = (run.seed, run.config.get("k"))
+        if key not in indicator:
+            continue
+        counts[key[1]][1] += 1
+        counts[key[1]][0] += abs(run.metrics["test_auc"] - indicator[key]) < tol
+    return {length: (same, total) for length, (same, total) in counts.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["citeseer", "cora"])
@@ -116,12 +139,10 @@ def main() -> None:
             mean, std = 100 * np.mean(values, axis=0), 100 * np.std(values, axis=0, ddof=1)
             print(f"| {name} | {length} | " + " | ".join(f"{m:.2f} ± {s:.2f}" for m, s in zip(mean, std)) + " |")
         if store is not None:
-            runs = [r for r in store.results(method="dplp-ps", dataset=name)
-                    if r.config.get("k") in rows and r.seed < args.seeds]
-            for length, values in rows.items():
-                at_k = [r for r in runs if r.config["k"] == length]
-                same = sum(abs(r.metrics["test_auc"] - values[r.seed][2]) < 1e-9 for r in at_k)
-                matches.append(f"| {name} | {length} | {same} of {len(at_k)} |")
+            indicator = {(seed, length): values[seed][2] for length, values in rows.items()
+                         for seed in range(args.seeds)}
+            counts = runs_at_indicator(store.results(method="dplp-ps", dataset=name), indicator)
+            matches += [f"| {name} | {length} | {same} of {total} |" for length, (same, total) in counts.items()]
     if matches:
         print("\n| dataset | k | DPLP-PS runs at exactly the 0/1 score's AUC |\n|---|---|---|")
         print("\n".join(matches))

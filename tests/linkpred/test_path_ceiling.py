@@ -49,3 +49,17 @@ def test_ceiling_is_the_auc_of_the_best_score_blind_to_unjoined_pairs(seed):
 def test_within_length_refuses_a_length_below_one():
     with pytest.raises(ValueError, match="max_length must be >= 1"):
         pc.within_length(sp.csr_matrix((3, 3)), np.array([[0], [1]]), 0)
+
+
+def test_runs_at_indicator_counts_exact_matches_per_k():
+    from types import SimpleNamespace
+
+    def run(seed, k, auc):
+        return SimpleNamespace(seed=seed, config={"k": k}, metrics={"test_auc": auc})
+
+    indicator = {(0, 2): 0.75, (1, 2): 0.70, (0, 3): 0.80, (1, 3): 0.81}
+    runs = [run(0, 2, 0.75), run(1, 2, 0.70 + 1e-12), run(1, 2, 0.7001),  # k=2: two exact, one not
+            run(0, 3, 0.81), run(1, 3, 0.81),                            # k=3: seed 0 misses, seed 1 hits
+            run(2, 3, 0.80), run(0, 4, 0.80), run(0, None, 0.75)]        # no indicator entry: skipped
+    assert pc.runs_at_indicator(runs, indicator) == {2: (2, 3), 3: (1, 2)}
+    assert pc.runs_at_indicator([], indicator) == {2: (0, 0), 3: (0, 0)}
