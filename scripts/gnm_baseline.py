@@ -132,14 +132,14 @@ def main() -> None:
     command = f"python scripts/gnm_baseline.py --seeds {args.seeds}"
     command += f" --results {args.results}" if args.results is not None else ""
     command += f" --out {args.out}" if args.out is not None else ""
-    lines = [f"G(n, m) with the 80% graph's edge count, mean of {args.seeds} seeds, x 100 like the "
-             f"tables (`{command}`)", "",
+    lines = [(f"G(n, m) with the 80% graph's edge count, mean of {args.seeds} seeds, x 100 like the "
+             f"tables (`{command}`)"), "",
              "| query | " + " | ".join(args.datasets) + " |", "|---|" + "---|" * len(args.datasets)]
     for q in queries:
         cells = [f"{100 * gnm[d][q]:.2f}" if q in gnm[d] else "-" for d in args.datasets]
         lines.append(f"| {q} | " + " | ".join(cells) + " |")
-    lines += ["", "The graphs: the 80% graph's nodes, edges, density rho and ln(1/rho), and the majority "
-                  "class's share of the labelled nodes (%)", "",
+    lines += ["", ("The graphs: the 80% graph's nodes, edges, density rho and ln(1/rho), and the majority "
+                  "class's share of the labelled nodes (%)"), "",
               "| graph | nodes | edges | rho | ln(1/rho) | majority class (%) |", "|---|---|---|---|---|---|"]
     for d in args.datasets:
         f = facts[d]
@@ -152,8 +152,8 @@ def main() -> None:
         compared = [q for q in queries if q not in GIVEN and any(k[2] == q for k in means)]
         sign = {q: 1 if q in HIGHER_BETTER else -1 for q in compared}
         for eps in args.at_epsilon:
-            lines += ["", f"The best edge-level generator at epsilon {eps:g} (its mean, x 100) and G(n, m)'s mean; "
-                          "**bold**: the generator beats G(n, m)", "",
+            lines += ["", (f"The best edge-level generator at epsilon {eps:g} (its mean, x 100) and G(n, m)'s mean; "
+                          "**bold**: the generator beats G(n, m)"), "",
                       "| query | " + " | ".join(args.datasets) + " |", "|---|" + "---|" * len(args.datasets)]
             for q in compared:
                 cells = []
@@ -167,8 +167,8 @@ def main() -> None:
                     cells.append((f"**{text}**" if value > sign[q] * gnm[d][q] else text) + f" ({100 * gnm[d][q]:.1f})")
                 lines.append(f"| {q} | " + " | ".join(cells) + " |")
         epsilons = sorted({k[3] for k in means})
-        lines += ["", f"(graph, query) pairs on which a generator's mean beats G(n, m)'s, of those it has "
-                      f"(the {len(compared)} queries above on {len(args.datasets)} graphs)", "",
+        lines += ["", (f"(graph, query) pairs on which a generator's mean beats G(n, m)'s, of those it has "
+                      f"(the {len(compared)} queries above on {len(args.datasets)} graphs)"), "",
                   "| generator | " + " | ".join(f"eps {e:g}" for e in epsilons) + " |",
                   "|---|" + "---|" * len(epsilons)]
         for m in edge_level + node_level:

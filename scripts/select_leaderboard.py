@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from select_hyperparameters import select  # noqa: E402
+from select_hyperparameters import select
 
 #: method -> (settings held fixed, settings searched): what is tried on every dataset.
 SEARCH: dict[str, tuple[dict[str, Any], dict[str, list[Any]]]] = {
