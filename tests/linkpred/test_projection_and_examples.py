@@ -76,3 +76,35 @@ def test_uniform_training_links_draw_at_most_max_links_positives_and_as_many_non
     pos = {tuple(sorted(e)) for e in links[:, labels == 1].T.tolist()}
     neg = {tuple(sorted(e)) for e in links[:, labels == 0].T.tolist()}
     assert len(pos) == 20 and pos <= edges and not neg & edges  # negatives avoid every edge, drawn or not
+
+
+def test_capped_training_links_keep_max_links_positives_and_the_same_share_of_negatives():
+    graph = random_graph(80, 0.1, seed=6)
+    pairs = undirected_pairs(graph.edge_index)
+    whole = training_links(pairs, 80, lam=1.0, theta=80, rng=np.random.default_rng(4))
+    for cap in (None, pairs.shape[1], pairs.shape[1] + 5):  # no draw: every edge and negative, unchanged
+        links, labels = training_links(pairs, 80, lam=1.0, theta=80, rng=np.random.default_rng(4), max_links=cap)
+        assert np.array_equal(links, whole[0]) and np.array_equal(labels, whole[1])
+    links, labels = training_links(pairs, 80, lam=1.0, theta=80, rng=np.random.default_rng(4), max_links=30)
+    all_neg = {tuple(e) for e in whole[0][:, whole[1] == 0].T.tolist()}
+    assert labels.sum() == 30
+    assert int((labels == 0).sum()) == round(len(all_neg) * 30 / pairs.shape[1])
+    edges = {tuple(sorted(e)) for e in pairs.T.tolist()}
+    pos = {tuple(sorted(e)) for e in links[:, labels == 1].T.tolist()}
+    neg = {tuple(e) for e in links[:, labels == 0].T.tolist()}
+    assert len(pos) == 30 and pos <= edges
+    assert len(neg) == int((labels == 0).sum()) and neg <= all_neg  # a subset of the whole graph's negatives
+
+
+def test_a_private_fit_refuses_a_training_link_cap():
+    from graphpriv.errors import ConfigError
+    from graphpriv.methods.dplp_subgraph import DPLPLinkPredictor
+    from graphpriv.methods.lapgraph_sgnn import LapGraphConfig
+
+    graph = random_graph(40, 0.2, seed=3)
+    config = LapGraphConfig(epsilon=4.0, max_train_links=10)
+    model = DPLPLinkPredictor(random_state=0)
+    with pytest.raises(ConfigError, match="max_train_links caps the training links of a model trained without DP"):
+        model._train(config, undirected_pairs(graph.edge_index), undirected_pairs(graph.edge_index), 40,
+                     train_edges=1, ledger=None, spent=None, info={}, rng=np.random.default_rng(0), val=None,
+                     timer=None, progress=None)

@@ -241,8 +241,12 @@ def test_lapgraph_refuses_the_hyperparameters_it_cannot_honour():
             LapGraphLinkPredictor(**params)
         _one_line(err)
     # valid configs dump as before (stored configs keep their hash): DPLP's fields, the preset's values
-    assert LapGraphConfig().model_dump() == {**DPLPConfig().model_dump(), "extractor": Extractor.NEIGHBOURHOOD,
-                                             "optimizer": "adam", "lr": 0.001, "count_fraction": 0.01}
+    before = {**DPLPConfig().model_dump(), "extractor": Extractor.NEIGHBOURHOOD, "optimizer": "adam", "lr": 0.001,
+              "count_fraction": 0.01}
+    assert LapGraphConfig().model_dump() == {**before, "max_train_links": None}
+    from graphpriv.experiments.store import config_hash
+    assert config_hash(LapGraphConfig().model_dump(mode="json")) == config_hash(
+        LapGraphConfig().model_dump(mode="json", exclude={"max_train_links"}))
     assert LapGraphLinkPredictor(private=True, k=3, extractor="path").get_params()["k"] == 3
 
 
@@ -337,3 +341,13 @@ def test_an_unknown_heuristic_is_refused(fitted):
     with pytest.raises(ConfigError, match="heuristic"):
         fitted["aa"].set_params(heuristic="pa")
     assert fitted["aa"].is_fitted and fitted["aa"].heuristic == "aa"  # a refused change leaves it as it was
+
+
+def test_lapgraph_max_train_links_trains_on_that_many_released_edges(train):
+    whole = LapGraphLinkPredictor(random_state=SEED, **SMALL, epsilon=8.0).fit(train)
+    capped = LapGraphLinkPredictor(random_state=SEED, **SMALL, epsilon=8.0, max_train_links=20).fit(train)
+    released = whole.info_["released_edges"]
+    assert capped.info_["released_edges"] == released > 20  # the same release: the cap draws after it
+    assert whole.info_["num_train_examples"] > capped.info_["num_train_examples"]
+    negatives = whole.info_["num_train_examples"] - released
+    assert capped.info_["num_train_examples"] == 20 + round(negatives * 20 / released)

@@ -69,13 +69,27 @@ def _shuffled(pos: np.ndarray, neg: np.ndarray, rng: np.random.Generator) -> tup
 
 
 def training_links(pairs: np.ndarray, num_nodes: int, *, lam: float, theta: int,
-                   rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+                   rng: np.random.Generator, max_links: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Positive links (the projected edges) and capped negatives, shuffled.
+
+    Args:
+        pairs: ``[2, E]`` the (projected) training graph's undirected edges. num_nodes: N.
+        lam, theta: :func:`sample_capped_negatives`'s rate and degree bound. rng: the draws.
+        max_links: for a model trained without DP only (the dependency bound assumes every edge
+            and its negatives): at most this many edges as positives, drawn uniformly without
+            replacement when E is larger, and the same share of the negatives (drawn on the whole
+            graph first), for memory on large graphs (as SEAL's released code caps its training
+            links). None: every edge and negative, the same draws as before the option.
 
     Returns:
         ``(links [2, L], labels [L] float32)``.
     """
-    return _shuffled(pairs, sample_capped_negatives(pairs, num_nodes, lam=lam, theta=theta, rng=rng), rng)
+    negatives = sample_capped_negatives(pairs, num_nodes, lam=lam, theta=theta, rng=rng)
+    if max_links is not None and pairs.shape[1] > max_links:
+        keep = round(negatives.shape[1] * max_links / pairs.shape[1])
+        pairs = pairs[:, np.sort(rng.choice(pairs.shape[1], size=max_links, replace=False))]
+        negatives = negatives[:, np.sort(rng.choice(negatives.shape[1], size=keep, replace=False))]
+    return _shuffled(pairs, negatives, rng)
 
 
 def uniform_training_links(pairs: np.ndarray, num_nodes: int, *, rng: np.random.Generator,

@@ -544,11 +544,15 @@ class DPLPLinkPredictor(Estimator):
         """
         seed = self.random_state
         cap_theta = config.theta if config.project else num_nodes  # the negative cap needs the projection
+        max_links = getattr(config, "max_train_links", None)  # SEAL's and LapGraph's: never a private fit
+        if max_links is not None and config.private:
+            raise ConfigError("max_train_links caps the training links of a model trained without DP; "
+                              "DP-SGD's dependency bound needs every link: leave it None")
         if getattr(config, "negatives", "capped") == "uniform":
-            links, labels = uniform_training_links(pairs, num_nodes, rng=rng,
-                                                   max_links=getattr(config, "max_train_links", None))
+            links, labels = uniform_training_links(pairs, num_nodes, rng=rng, max_links=max_links)
         else:
-            links, labels = training_links(pairs, num_nodes, lam=config.lam, theta=cap_theta, rng=rng)
+            links, labels = training_links(pairs, num_nodes, lam=config.lam, theta=cap_theta, rng=rng,
+                                           max_links=max_links)
         num_examples = links.shape[1]
         if config.batch_size > num_examples:
             raise ConfigError(f"batch_size={config.batch_size} exceeds the {num_examples} training "

@@ -14,7 +14,7 @@ release. ``info_`` also keeps exact facts of the training graph (``train_edges``
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
@@ -39,7 +39,8 @@ class LapGraphConfig(DPLPConfig):
     the registry's ``lapgraph-sgnn``), plus the LapGraph budget split.
 
     Read: ``epsilon`` (the release), ``delta`` (only the delta the report is stated at),
-    ``count_fraction``, ``extractor``, ``h`` (neighbourhood subgraphs) or ``k`` (path subgraphs),
+    ``count_fraction``, ``max_train_links``, ``extractor``, ``h`` (neighbourhood subgraphs) or ``k``
+    (path subgraphs),
     ``lam``, ``batch_size``, ``epochs``, ``lr``, ``optimizer``, ``momentum`` (with ``sgd``),
     ``backbone``, ``sort_k``, ``hidden``, ``dropout``, ``eval_batch_size``; ``val_ratio`` and
     ``test_ratio`` by the protocol. Not used (inherited from :class:`DPLPConfig` so that the
@@ -55,6 +56,10 @@ class LapGraphConfig(DPLPConfig):
     optimizer: str = Field("adam", pattern="^(sgd|adam)$")
     lr: float = Field(0.001, gt=0)
     count_fraction: float = Field(0.01, gt=0, lt=1, description="share of epsilon for the edge count")
+    max_train_links: Annotated[int, Field(ge=1)] | None = Field(
+        None, description="at most this many released edges as positive training examples, drawn uniformly, with "
+                          "the same share of the negatives (for memory on large graphs, as SEAL's max-train-num); "
+                          "None: all")
 
     @field_validator("k", "theta")
     @classmethod
