@@ -68,6 +68,12 @@ def _shuffled(pos: np.ndarray, neg: np.ndarray, rng: np.random.Generator) -> tup
     return links[:, order], labels[order]
 
 
+def _draw_columns(array: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` of ``array``'s columns (``[2, n]`` -> ``[2, size]``), drawn uniformly without
+    replacement, kept in their order."""
+    return array[:, np.sort(rng.choice(array.shape[1], size=size, replace=False))]
+
+
 def training_links(pairs: np.ndarray, num_nodes: int, *, lam: float, theta: int,
                    rng: np.random.Generator, max_links: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Positive links (the projected edges) and capped negatives, shuffled.
@@ -87,8 +93,8 @@ def training_links(pairs: np.ndarray, num_nodes: int, *, lam: float, theta: int,
     negatives = sample_capped_negatives(pairs, num_nodes, lam=lam, theta=theta, rng=rng)
     if max_links is not None and pairs.shape[1] > max_links:
         keep = round(negatives.shape[1] * max_links / pairs.shape[1])
-        pairs = pairs[:, np.sort(rng.choice(pairs.shape[1], size=max_links, replace=False))]
-        negatives = negatives[:, np.sort(rng.choice(negatives.shape[1], size=keep, replace=False))]
+        pairs = _draw_columns(pairs, max_links, rng)
+        negatives = _draw_columns(negatives, keep, rng)
     return _shuffled(pairs, negatives, rng)
 
 
@@ -111,7 +117,7 @@ def uniform_training_links(pairs: np.ndarray, num_nodes: int, *, rng: np.random.
         DatasetError: fewer non-edges than positives.
     """
     if max_links is not None and pairs.shape[1] > max_links:
-        positives = pairs[:, np.sort(rng.choice(pairs.shape[1], size=max_links, replace=False))]
+        positives = _draw_columns(pairs, max_links, rng)
     else:
         positives = pairs
     return _shuffled(positives, sample_non_edges(num_nodes, positives.shape[1], forbidden=pairs, rng=rng), rng)
