@@ -31,8 +31,8 @@ from select_hyperparameters import select
 
 #: method -> (settings held fixed, settings searched): what is tried on every dataset.
 SEARCH: dict[str, tuple[dict[str, Any], dict[str, list[Any]]]] = {
-    "gap-edp": ({}, {"hops": [1, 2, 3], "hidden": [16, 64]}),
-    "progap-edp": ({}, {"depth": [1, 2, 3], "hidden": [16, 64]}),
+    "gap-edp": ({"model_selection": "best_val"}, {"hops": [1, 2, 3], "hidden": [16, 64]}),
+    "progap-edp": ({"model_selection": "best_val"}, {"depth": [1, 2, 3], "hidden": [16, 64]}),
     "gap-ndp": ({"batch_size": 512}, {"max_degree": [10, 50, 100], "hidden": [8, 32], "encoder_epochs": [10, 30],
                                       "epochs": [10, 30], "sgd_noise_ratio": [1, 2]}),
     "progap-ndp": ({"batch_size": 512}, {"max_degree": [10, 50, 100], "hidden": [8, 16], "epochs": [10, 30],
@@ -67,7 +67,8 @@ def choose(method: str, dataset: str, seeds: list[int], out: Path, store: Path |
 
 def write_grids(choices: dict[tuple[str, str], dict[str, Any]], grids_dir: Path) -> None:
     """Set ``per_dataset`` of every row whose method was chosen for, in each leaderboard grid file.
-    A file whose rows do not change is left as it is; a changed one keeps its first comment line
+    A chosen value that the row's ``settings`` already hold (the fixed ``model_selection``) is left
+    out. A file whose rows do not change is left as it is; a changed one keeps its first comment line
     and is rewritten by PyYAML (short lists and mappings inline, long text folded)."""
     import yaml
 
@@ -86,8 +87,9 @@ def write_grids(choices: dict[tuple[str, str], dict[str, Any]], grids_dir: Path)
         before = json.dumps(spec, sort_keys=True)
         for row in spec["rows"]:
             chosen = {d: s for (m, d), s in choices.items() if m == row["method"] and d in spec["datasets"]}
-            if chosen:
-                row["per_dataset"] = {d: dict(chosen[d]) for d in spec["datasets"] if d in chosen}
+            if chosen:  # a chosen value the row's own settings already hold is not repeated
+                row["per_dataset"] = {d: {k: v for k, v in chosen[d].items() if row.get("settings", {}).get(k, object()) != v}
+                                      for d in spec["datasets"] if d in chosen}
         if json.dumps(spec, sort_keys=True) != before:
             path.write_text(header + "\n" + yaml.dump(spec, Dumper=Dumper, sort_keys=False, width=100,
                                                        default_flow_style=None))

@@ -60,3 +60,27 @@ def test_the_choices_land_in_the_grid_rows_of_their_method(tmp_path):
         if row.method == "gap-ndp":
             assert row.settings_for("cora")["max_degree"] == 50 and "epsilon" in row.settings_for("cora")
     assert (tmp_path / "node-leaderboard-edge.yaml").read_text() != ""
+
+
+def test_settings_are_chosen_with_the_epoch_selection_their_table_reports():
+    from graphpriv.experiments.reproduce import resolve
+    from graphpriv.experiments.registry import make_config
+
+    for name in leaderboard.GRIDS:
+        for row in resolve(name).rows:
+            if row.method in leaderboard.SEARCH:
+                fixed = leaderboard.SEARCH[row.method][0]
+                default = make_config(row.method, {}).model_selection
+                assert fixed.get("model_selection", default) == row.settings.get("model_selection", default), row.label
+
+
+def test_a_choice_the_row_already_holds_is_not_repeated_in_per_dataset(tmp_path):
+    source = Path(grid_module.__file__).with_name("grids")
+    for name in leaderboard.GRIDS:
+        shutil.copy(source / f"{name}.yaml", tmp_path / f"{name}.yaml")
+    leaderboard.write_grids({("gap-edp", "cora"): {"model_selection": "best_val", "hops": 2, "hidden": 16}}, tmp_path)
+    grid = RunsGrid(**yaml.safe_load((tmp_path / "node-leaderboard-edge.yaml").read_text()))
+    for row in grid.rows:
+        if row.method == "gap-edp":
+            assert row.per_dataset == {"cora": {"hops": 2, "hidden": 16}}
+            assert row.settings_for("cora")["model_selection"] == "best_val"
