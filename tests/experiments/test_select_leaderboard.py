@@ -63,8 +63,8 @@ def test_the_choices_land_in_the_grid_rows_of_their_method(tmp_path):
 
 
 def test_settings_are_chosen_with_the_epoch_selection_their_table_reports():
-    from graphpriv.experiments.reproduce import resolve
     from graphpriv.experiments.registry import make_config
+    from graphpriv.experiments.reproduce import resolve
 
     for name in leaderboard.GRIDS:
         for row in resolve(name).rows:
