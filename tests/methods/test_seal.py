@@ -1,7 +1,6 @@
 """SEAL with its own DGCNN (seal) beside the private models' GCN (seal-gcn): settings, the
 SortPooling size, uniform negatives, files."""
 
-import csv
 from pathlib import Path
 
 import numpy as np
@@ -92,6 +91,8 @@ def test_max_train_links_caps_the_positive_examples_and_keeps_the_stored_runs_ke
 
 @needs_data
 def test_the_seal_cell_of_the_leaderboard_keeps_the_key_of_its_committed_runs():
+    from graphpriv.experiments.grid import load_grid
+    from graphpriv.experiments.results import read_results
     from graphpriv.experiments.sweep import make_run
 
     # the committed results of both tables hold USAir's SEAL runs under this key: a rerun reuses them
@@ -99,7 +100,6 @@ def test_the_seal_cell_of_the_leaderboard_keeps_the_key_of_its_committed_runs():
     assert key == "1722d3070d61336c"
     results = Path(__file__).resolve().parents[2] / "docs" / "results"
     for table in ("linkpred-leaderboard", "seal-table2"):
-        lines = [line for line in (results / f"{table}.csv").read_text().splitlines() if not line.startswith("#")]
-        hashes = {row["config_hash"] for row in csv.DictReader(lines)
-                  if row["method"] == "seal" and row["dataset"] == "usair" and row["settings"] == "{}"}
+        records, _ = read_results(results / f"{table}.csv", load_grid(table))
+        hashes = {r.config_hash for r in records if r.method == "seal" and r.dataset == "usair" and r.settings == "{}"}
         assert hashes == {key}, table
